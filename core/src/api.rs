@@ -1,0 +1,197 @@
+//! JSON in, JSON out: the Check API document shapes shared by the CLI, the HTTP server and every binding.
+//! Response field order follows the recorded session in seed 000; spans on the wire are UTF-16 code units.
+
+use serde::Serialize;
+
+use crate::check::{CompiledPolicy, Finding, span};
+use crate::error::Result;
+use crate::policy::{self, CheckRequest, CheckerVersion, Record, Replies};
+
+/// What a check result does and does not prove (seed 000's `proof` object).
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProofScope {
+    pub scope: &'static str,
+    pub facts_authenticated: bool,
+    pub replay_protection: &'static str,
+    pub authorization_granted: bool,
+}
+
+/// Caller records are never verified by the reply check.
+pub const RECORD_TRUST: &str = "caller_supplied_unverified";
+
+pub const PROOF: ProofScope = ProofScope {
+    scope: "operation_and_subject_only",
+    facts_authenticated: false,
+    replay_protection: "within_request_only",
+    authorization_granted: false,
+};
+
+/// A finding as it crosses the wire: span in UTF-16 code units.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WireFinding {
+    pub rule: String,
+    pub span: [usize; 2],
+    pub text: String,
+    pub why: String,
+}
+
+/// Converts byte-offset findings on `reply` into wire findings.
+pub fn wire_findings(reply: &str, findings: Vec<Finding>) -> Vec<WireFinding> {
+    let offsets: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
+    let u16 = span::utf16_offsets(reply, &offsets);
+    findings
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| WireFinding {
+            rule: f.rule,
+            span: [u16[2 * i], u16[2 * i + 1]],
+            text: f.text,
+            why: f.why,
+        })
+        .collect()
+}
+
+/// The response to one reply.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckResponse {
+    pub object: &'static str,
+    pub version: &'static str,
+    pub record_trust: &'static str,
+    pub pass: bool,
+    pub findings: Vec<WireFinding>,
+    pub proof: ProofScope,
+}
+
+/// One case's result in a batch.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    pub index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub pass: bool,
+    pub findings: Vec<WireFinding>,
+}
+
+/// The response to `cases`: one result per case, in order; `pass` is true when every case passes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchResponse {
+    pub object: &'static str,
+    pub version: &'static str,
+    pub record_trust: &'static str,
+    pub pass: bool,
+    pub results: Vec<CaseResult>,
+    pub proof: ProofScope,
+}
+
+/// Either response.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Response {
+    One(CheckResponse),
+    Batch(BatchResponse),
+}
+
+impl Response {
+    /// Whether every reply passed.
+    pub fn pass(&self) -> bool {
+        match self {
+            Response::One(r) => r.pass,
+            Response::Batch(b) => b.pass,
+        }
+    }
+
+    /// Compact JSON, the same bytes for the same input.
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!(
+                "{{\"error\":{{\"code\":\"internal\",\"message\":{:?},\"path\":\"\"}}}}",
+                e.to_string()
+            )
+        })
+    }
+}
+
+/// Checks one reply with a compiled policy and wraps it as a response.
+pub fn respond_one(
+    policy: &CompiledPolicy,
+    reply: &str,
+    record: Option<&Record>,
+    version: CheckerVersion,
+) -> CheckResponse {
+    let findings = wire_findings(reply, policy.check(reply, record, version));
+    CheckResponse {
+        object: "check",
+        version: version.as_str(),
+        record_trust: RECORD_TRUST,
+        pass: findings.is_empty(),
+        findings,
+        proof: PROOF,
+    }
+}
+
+/// Runs a parsed request.
+pub fn run(req: &CheckRequest) -> Response {
+    let compiled = CompiledPolicy::new(req.policy.clone());
+    run_compiled(&compiled, &req.replies, req.record.as_ref(), req.version)
+}
+
+/// Runs replies against an already compiled policy. A case's own `record` replaces the request's.
+pub fn run_compiled(
+    policy: &CompiledPolicy,
+    replies: &Replies,
+    record: Option<&Record>,
+    version: CheckerVersion,
+) -> Response {
+    match replies {
+        Replies::One(reply) => Response::One(respond_one(policy, reply, record, version)),
+        Replies::Cases(cases) => {
+            let results: Vec<CaseResult> = cases
+                .iter()
+                .enumerate()
+                .map(|(index, c)| {
+                    let findings = wire_findings(
+                        &c.reply,
+                        policy.check(&c.reply, c.record.as_ref().or(record), version),
+                    );
+                    CaseResult {
+                        index,
+                        id: c.id.clone(),
+                        pass: findings.is_empty(),
+                        findings,
+                    }
+                })
+                .collect();
+            Response::Batch(BatchResponse {
+                object: "check_batch",
+                version: version.as_str(),
+                record_trust: RECORD_TRUST,
+                pass: results.iter().all(|r| r.pass),
+                results,
+                proof: PROOF,
+            })
+        }
+    }
+}
+
+/// The whole Check API in one call: request body bytes in, response out, or the first error.
+pub fn check_json(body: &[u8]) -> Result<Response> {
+    let req = policy::parse_request(body)?;
+    Ok(run(&req))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_seed_response_byte_for_byte() {
+        let body = br#"{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
+        let out = check_json(body).expect("valid request").to_json_string();
+        // Seed 000, "A real session, message by message", step 4, the text block.
+        let seed = r#"{"object":"check","version":"2026-11-01","recordTrust":"caller_supplied_unverified","pass":false,"findings":[{"rule":"price:mismatch","span":[11,14],"text":"$99","why":"Starter is $49, not $99."}],"proof":{"scope":"operation_and_subject_only","factsAuthenticated":false,"replayProtection":"within_request_only","authorizationGranted":false}}"#;
+        assert_eq!(out, seed);
+    }
+}

@@ -1,0 +1,468 @@
+//! Times and dates in replies and in record facts: `3:30 PM`, `15:30`, `3.30pm`, `3pm`, `noon`, `midnight`
+//! (12 AM is midnight, 12 PM is noon); `Nov 3`, `November 3rd`, `3 November 2026`, `2026-11-03`, `11/03` (en-US).
+//! Durations ("10 minutes early", "in 2 hours") are never times: a time needs a colon, am/pm, or noon/midnight.
+
+/// A time or date found in a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Found<V> {
+    pub start: usize,
+    pub end: usize,
+    pub value: V,
+}
+
+/// (year if stated, month, day).
+pub(crate) type Date = (Option<u16>, u8, u8);
+
+const MONTHS: [(&str, u8); 23] = [
+    ("january", 1),
+    ("jan", 1),
+    ("february", 2),
+    ("feb", 2),
+    ("march", 3),
+    ("mar", 3),
+    ("april", 4),
+    ("apr", 4),
+    ("may", 5),
+    ("june", 6),
+    ("jun", 6),
+    ("july", 7),
+    ("jul", 7),
+    ("august", 8),
+    ("aug", 8),
+    ("september", 9),
+    ("sept", 9),
+    ("sep", 9),
+    ("october", 10),
+    ("oct", 10),
+    ("november", 11),
+    ("nov", 11),
+    ("december", 12),
+];
+
+fn month_of(word: &str) -> Option<u8> {
+    let w = word.to_ascii_lowercase();
+    if w == "dec" {
+        return Some(12);
+    }
+    MONTHS.iter().find(|(n, _)| *n == w).map(|(_, m)| *m)
+}
+
+fn digits_at(s: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while j < s.len() && s[j].is_ascii_digit() {
+        j += 1;
+    }
+    j - i
+}
+
+fn num(s: &[u8], i: usize, n: usize) -> u32 {
+    s[i..i + n]
+        .iter()
+        .fold(0, |a, d| a * 10 + u32::from(d - b'0'))
+}
+
+fn alpha_at(s: &[u8], i: usize) -> bool {
+    s.get(i).is_some_and(|b| b.is_ascii_alphanumeric())
+}
+
+/// `am` / `pm` / `a.m.` / `p.m.` (any case) at `i` after an optional space: (is_pm, end).
+fn meridiem(s: &[u8], i: usize) -> Option<(bool, usize)> {
+    let i = if s.get(i) == Some(&b' ') { i + 1 } else { i };
+    let c = s.get(i)?.to_ascii_lowercase();
+    if c != b'a' && c != b'p' {
+        return None;
+    }
+    let pm = c == b'p';
+    let rest = &s[i + 1..];
+    let lower = |k: usize| rest.get(k).map(u8::to_ascii_lowercase);
+    if lower(0) == Some(b'm') && !alpha_at(rest, 1) {
+        return Some((pm, i + 2));
+    }
+    if lower(0) == Some(b'.') && lower(1) == Some(b'm') {
+        let end = if rest.get(2) == Some(&b'.') {
+            i + 4
+        } else {
+            i + 3
+        };
+        return Some((pm, end));
+    }
+    None
+}
+
+fn to_24h(h: u32, pm: bool) -> Option<u32> {
+    if !(1..=12).contains(&h) {
+        return None;
+    }
+    Some(match (h, pm) {
+        (12, false) => 0,
+        (12, true) => 12,
+        (h, true) => h + 12,
+        (h, false) => h,
+    })
+}
+
+/// Every clock time in `s`, as minutes after midnight.
+pub(crate) fn find_times(s: &str) -> Vec<Found<u16>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            if start > 0 && alpha_at(b, start - 1) {
+                continue;
+            }
+            match s[start..i].to_ascii_lowercase().as_str() {
+                "noon" | "midday" => out.push(Found {
+                    start,
+                    end: i,
+                    value: 12 * 60,
+                }),
+                "midnight" => out.push(Found {
+                    start,
+                    end: i,
+                    value: 0,
+                }),
+                _ => {}
+            }
+            continue;
+        }
+        if !b[i].is_ascii_digit()
+            || (i > 0 && (alpha_at(b, i - 1) || matches!(b[i - 1], b':' | b'.' | b'/' | b',')))
+        {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let hd = digits_at(b, i);
+        if hd > 2 {
+            i += hd;
+            continue;
+        }
+        let h = num(b, i, hd);
+        let mut j = i + hd;
+        let mut minute = None;
+        let sep = b.get(j).copied();
+        if (sep == Some(b':') || sep == Some(b'.')) && digits_at(b, j + 1) == 2 {
+            minute = Some(num(b, j + 1, 2));
+            let after = j + 3;
+            // Seconds after a colon time: 15:30:00.
+            let after =
+                if sep == Some(b':') && b.get(after) == Some(&b':') && digits_at(b, after + 1) == 2
+                {
+                    after + 3
+                } else {
+                    after
+                };
+            j = after;
+        }
+        let mer = meridiem(b, j);
+        let value = match (minute, mer, sep) {
+            (Some(m), Some((pm, _)), _) if m < 60 => to_24h(h, pm).map(|h| h * 60 + m),
+            (Some(m), None, Some(b':'))
+                if m < 60 && h < 24 && !b.get(j).is_some_and(u8::is_ascii_digit) =>
+            {
+                Some(h * 60 + m)
+            }
+            (None, Some((pm, _)), _) => to_24h(h, pm).map(|h| h * 60),
+            _ => None,
+        };
+        match (value, mer) {
+            (Some(v), Some((_, end))) => {
+                out.push(Found {
+                    start,
+                    end,
+                    value: v as u16,
+                });
+                i = end;
+            }
+            (Some(v), None) => {
+                out.push(Found {
+                    start,
+                    end: j,
+                    value: v as u16,
+                });
+                i = j;
+            }
+            _ => i = j.max(i + 1),
+        }
+    }
+    out
+}
+
+fn ordinal_end(b: &[u8], j: usize) -> usize {
+    let two = |x: &[u8]| b.get(j..j + 2).is_some_and(|w| w.eq_ignore_ascii_case(x));
+    if (two(b"st") || two(b"nd") || two(b"rd") || two(b"th")) && !alpha_at(b, j + 2) {
+        j + 2
+    } else {
+        j
+    }
+}
+
+/// A year after a day: `, 2026` or ` 2026`.
+fn year_after(b: &[u8], j: usize) -> Option<(u16, usize)> {
+    let k = if b.get(j) == Some(&b',') { j + 1 } else { j };
+    let k = if b.get(k) == Some(&b' ') {
+        k + 1
+    } else {
+        return None;
+    };
+    if digits_at(b, k) == 4 && !alpha_at(b, k + 4) {
+        return Some((num(b, k, 4) as u16, k + 4));
+    }
+    None
+}
+
+fn valid(m: u32, d: u32) -> bool {
+    (1..=12).contains(&m) && (1..=31).contains(&d)
+}
+
+/// Every date in `s`.
+pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let boundary =
+            i == 0 || !(alpha_at(b, i - 1) || matches!(b[i - 1], b'/' | b'-' | b'.' | b':'));
+        if b[i].is_ascii_alphabetic() {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            if !boundary {
+                continue;
+            }
+            // Month name, optional period, space, day, optional ordinal and year: "Nov. 3rd, 2026".
+            // Lower-case "may" is the verb ("you may 3 times"), never the month.
+            if let Some(m) = month_of(&s[start..i]).filter(|_| &s[start..i] != "may") {
+                let mut j = i;
+                if b.get(j) == Some(&b'.') {
+                    j += 1;
+                }
+                if b.get(j) == Some(&b' ') {
+                    j += 1;
+                    let dd = digits_at(b, j);
+                    if (1..=2).contains(&dd)
+                        && !b
+                            .get(j + dd)
+                            .is_some_and(|c| c.is_ascii_digit() || *c == b':')
+                    {
+                        let d = num(b, j, dd);
+                        let mut end = ordinal_end(b, j + dd);
+                        if !alpha_at(b, end) && valid(u32::from(m), d) {
+                            let year = year_after(b, end).map(|(y, e)| {
+                                end = e;
+                                y
+                            });
+                            out.push(Found {
+                                start,
+                                end,
+                                value: (year, m, d as u8),
+                            });
+                            i = end;
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        if !b[i].is_ascii_digit() || !boundary {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let n = digits_at(b, i);
+        // ISO: 2026-11-03.
+        if n == 4
+            && b.get(i + 4) == Some(&b'-')
+            && digits_at(b, i + 5) == 2
+            && b.get(i + 7) == Some(&b'-')
+            && digits_at(b, i + 8) == 2
+        {
+            let (y, m, d) = (num(b, i, 4), num(b, i + 5, 2), num(b, i + 8, 2));
+            if valid(m, d) && !b.get(i + 10).is_some_and(u8::is_ascii_digit) {
+                out.push(Found {
+                    start,
+                    end: i + 10,
+                    value: (Some(y as u16), m as u8, d as u8),
+                });
+                i += 10;
+                continue;
+            }
+        }
+        // en-US: 11/03, 11/03/2026, 11/3/26.
+        if (1..=2).contains(&n) && b.get(i + n) == Some(&b'/') {
+            let dn = digits_at(b, i + n + 1);
+            if (1..=2).contains(&dn) {
+                let (m, d) = (num(b, i, n), num(b, i + n + 1, dn));
+                let mut end = i + n + 1 + dn;
+                let mut year = None;
+                if b.get(end) == Some(&b'/') {
+                    let yn = digits_at(b, end + 1);
+                    if yn == 4 || yn == 2 {
+                        let y = num(b, end + 1, yn);
+                        year = Some(if yn == 2 { 2000 + y } else { y } as u16);
+                        end += 1 + yn;
+                    }
+                }
+                if valid(m, d) && !b.get(end).is_some_and(|c| c.is_ascii_digit() || *c == b'/') {
+                    out.push(Found {
+                        start,
+                        end,
+                        value: (year, m as u8, d as u8),
+                    });
+                    i = end;
+                    continue;
+                }
+            }
+        }
+        // Day then month: "3 November 2026", "3rd of Nov".
+        if (1..=2).contains(&n) {
+            let d = num(b, i, n);
+            let mut j = ordinal_end(b, i + n);
+            if b.get(j) == Some(&b' ') {
+                j += 1;
+                if b[j..].len() >= 3 && b[j..j + 3].eq_ignore_ascii_case(b"of ") {
+                    j += 3;
+                }
+                let ws = j;
+                while j < b.len() && b[j].is_ascii_alphabetic() {
+                    j += 1;
+                }
+                if let Some(m) = month_of(&s[ws..j])
+                    && valid(u32::from(m), d)
+                {
+                    let mut end = j;
+                    if b.get(end) == Some(&b'.') && s[ws..j].len() == 3 {
+                        end += 1;
+                    }
+                    let year = year_after(b, end).map(|(y, e)| {
+                        end = e;
+                        y
+                    });
+                    out.push(Found {
+                        start,
+                        end,
+                        value: (year, m, d as u8),
+                    });
+                    i = end;
+                    continue;
+                }
+            }
+        }
+        i += n.max(1);
+    }
+    out
+}
+
+/// A time fact's value: one clock time and nothing else, or a 24-hour `HH:MM[:SS]`.
+pub(crate) fn parse_fact_time(s: &str) -> Option<u16> {
+    let t = s.trim();
+    match find_times(t).as_slice() {
+        [f] if f.start == 0 && f.end == t.len() => Some(f.value),
+        _ => None,
+    }
+}
+
+/// A date fact's value: ISO `2026-11-03` (a trailing time part is ignored), or one date in words or en-US form.
+pub(crate) fn parse_fact_date(s: &str) -> Option<Date> {
+    let t = s.trim();
+    let t = match t.find('T') {
+        Some(i) if i == 10 => &t[..10],
+        _ => t,
+    };
+    match find_dates(t).as_slice() {
+        [f] if f.start == 0 && f.end == t.len() => Some(f.value),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn times(s: &str) -> Vec<(&str, u16)> {
+        find_times(s)
+            .iter()
+            .map(|f| (&s[f.start..f.end], f.value))
+            .collect()
+    }
+
+    fn dates(s: &str) -> Vec<(&str, Date)> {
+        find_dates(s)
+            .iter()
+            .map(|f| (&s[f.start..f.end], f.value))
+            .collect()
+    }
+
+    #[test]
+    fn clock_times() {
+        assert_eq!(
+            times("at 3:30 PM or 15:30 or 3.30pm"),
+            [("3:30 PM", 930), ("15:30", 930), ("3.30pm", 930)]
+        );
+        assert_eq!(
+            times("3pm, 11 a.m., noon, midnight"),
+            [
+                ("3pm", 900),
+                ("11 a.m.", 660),
+                ("noon", 720),
+                ("midnight", 0)
+            ]
+        );
+        assert_eq!(
+            times("12 AM and 12 PM and 12:30 am"),
+            [("12 AM", 0), ("12 PM", 720), ("12:30 am", 30)]
+        );
+        assert_eq!(times("15:30:00"), [("15:30:00", 930)]);
+    }
+
+    #[test]
+    fn durations_and_decimals_are_not_times() {
+        assert!(
+            times("arrive 10 minutes early, in 2 hours, $49.99, 99.9% uptime, 25:00, 3.5 stars")
+                .is_empty()
+        );
+        assert!(times("13 pm").is_empty());
+    }
+
+    #[test]
+    fn date_forms() {
+        assert_eq!(dates("Tuesday, Nov 3 at noon"), [("Nov 3", (None, 11, 3))]);
+        assert_eq!(
+            dates("November 3rd, 2026"),
+            [("November 3rd, 2026", (Some(2026), 11, 3))]
+        );
+        assert_eq!(
+            dates("3 November 2026 or 2026-11-03"),
+            [
+                ("3 November 2026", (Some(2026), 11, 3)),
+                ("2026-11-03", (Some(2026), 11, 3))
+            ]
+        );
+        assert_eq!(
+            dates("11/03 and 11/3/2026"),
+            [("11/03", (None, 11, 3)), ("11/3/2026", (Some(2026), 11, 3))]
+        );
+        assert!(dates("24/7 support, 5/35, you may 3").is_empty());
+    }
+
+    #[test]
+    fn fact_values() {
+        assert_eq!(parse_fact_time("15:30"), Some(930));
+        assert_eq!(parse_fact_time("3:30 PM"), Some(930));
+        assert_eq!(parse_fact_time("noon"), Some(720));
+        assert_eq!(parse_fact_time("half past three"), None);
+        assert_eq!(parse_fact_date("2026-11-03"), Some((Some(2026), 11, 3)));
+        assert_eq!(
+            parse_fact_date("2026-11-03T15:00Z"),
+            Some((Some(2026), 11, 3))
+        );
+        assert_eq!(parse_fact_date("Nov 3"), Some((None, 11, 3)));
+        assert_eq!(parse_fact_date("tomorrow"), None);
+    }
+}

@@ -1,0 +1,179 @@
+//! Finds discount claims: "20% off", "20 percent off", "a 15% discount", "save 30%", "save up to 30%",
+//! "discount of 10%", "half off", "half price", "a quarter off", and dollar discounts ("$10 off", "save $10").
+//! `99.9% uptime` or "20% more storage" are not discount claims: a claim needs one of those words.
+
+use super::money::Money;
+use super::text::Text;
+use crate::decimal::Dec;
+
+/// A discount claim in a reply.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Claim {
+    pub start: usize,
+    pub end: usize,
+    /// First word token of the claim (for item association).
+    pub tok: usize,
+    pub kind: ClaimKind,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ClaimKind {
+    Percent(Dec),
+    /// Index into the reply's money list.
+    Dollars(usize),
+}
+
+const AFTER: &[&str] = &["off", "discount", "discounted"];
+const SAVE: &[&str] = &["save", "saves", "saving"];
+
+/// The token right after token `k`, if only spaces or a hyphen separate them.
+fn next_adjacent(text: &Text<'_>, k: usize) -> Option<usize> {
+    let n = k + 1;
+    (n < text.toks.len()
+        && text
+            .gap(k, n)
+            .chars()
+            .all(|c| c == ' ' || c == '-' || c == '\u{a0}'))
+    .then_some(n)
+}
+
+fn prev_adjacent(text: &Text<'_>, k: usize) -> Option<usize> {
+    let p = k.checked_sub(1)?;
+    text.gap(p, k)
+        .chars()
+        .all(|c| c == ' ' || c == '\u{a0}' || c == '$')
+        .then_some(p)
+}
+
+/// The claim's opening word if the amount at token `first` is introduced by "save [up to]" or "discount of".
+fn lead_in(text: &Text<'_>, first: usize) -> Option<usize> {
+    let p = prev_adjacent(text, first)?;
+    let w = text.word_at(p);
+    if SAVE.contains(&w) {
+        return Some(p);
+    }
+    if w == "to" {
+        let u = prev_adjacent(text, p)?;
+        let s = prev_adjacent(text, u)?;
+        return (text.word_at(u) == "up" && SAVE.contains(&text.word_at(s))).then_some(s);
+    }
+    if w == "of" {
+        let d = prev_adjacent(text, p)?;
+        return (text.word_at(d) == "discount").then_some(d);
+    }
+    None
+}
+
+/// Every discount claim, in order of position.
+pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
+    let s = text.src;
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.toks.len() {
+        let tok = text.toks[i];
+        let w = text.word_at(i);
+        // "half off", "half price", "a quarter off".
+        let fraction = match w {
+            "half" => Some(50),
+            "quarter" => Some(25),
+            _ => None,
+        };
+        if let Some(pct) = fraction
+            && let Some(n) = next_adjacent(text, i)
+            && (text.word_at(n) == "off" || (pct == 50 && text.word_at(n) == "price"))
+        {
+            out.push(Claim {
+                start: tok.start,
+                end: text.toks[n].end,
+                tok: i,
+                kind: ClaimKind::Percent(Dec((pct * 1_000_000) as i128)),
+            });
+            i = n + 1;
+            continue;
+        }
+        // A number followed by % or "percent".
+        if w.bytes().all(|c| c.is_ascii_digit()) && (tok.start == 0 || b[tok.start - 1] != b'.') {
+            let mut num_end = tok.end;
+            let mut last = i;
+            if b.get(num_end) == Some(&b'.')
+                && i + 1 < text.toks.len()
+                && text.toks[i + 1].start == num_end + 1
+                && text.word_at(i + 1).bytes().all(|c| c.is_ascii_digit())
+            {
+                num_end = text.toks[i + 1].end;
+                last = i + 1;
+            }
+            let mut j = num_end;
+            if b.get(j) == Some(&b' ') {
+                j += 1;
+            }
+            let pct_end = if b.get(j) == Some(&b'%') {
+                Some((j + 1, last))
+            } else if last + 1 < text.toks.len()
+                && text.toks[last + 1].start == j
+                && text.word_at(last + 1) == "percent"
+            {
+                Some((text.toks[last + 1].end, last + 1))
+            } else {
+                None
+            };
+            if let Some((pend, ptok)) = pct_end
+                && let Ok(p) = Dec::parse(&s[tok.start..num_end])
+            {
+                let after = next_adjacent(text, ptok).filter(|&n| {
+                    AFTER.contains(&text.word_at(n)) && text.toks[n].start <= pend + 2
+                });
+                if let Some(n) = after {
+                    out.push(Claim {
+                        start: tok.start,
+                        end: text.toks[n].end,
+                        tok: i,
+                        kind: ClaimKind::Percent(p),
+                    });
+                    i = n + 1;
+                    continue;
+                }
+                if let Some(l) = lead_in(text, i) {
+                    out.push(Claim {
+                        start: text.toks[l].start,
+                        end: pend,
+                        tok: i,
+                        kind: ClaimKind::Percent(p),
+                    });
+                    i = ptok + 1;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    // Dollar discounts: "$10 off", "a $10 discount", "save $10".
+    for (mi, m) in money.iter().enumerate() {
+        let Some(first) = text.tok_containing(m.digits) else {
+            continue;
+        };
+        let last = text
+            .tok_containing(m.end.saturating_sub(1))
+            .unwrap_or(first);
+        if let Some(n) = next_adjacent(text, last)
+            .filter(|&n| AFTER.contains(&text.word_at(n)) && text.toks[n].start <= m.end + 1)
+        {
+            out.push(Claim {
+                start: m.start,
+                end: text.toks[n].end,
+                tok: first,
+                kind: ClaimKind::Dollars(mi),
+            });
+        } else if let Some(l) = lead_in(text, first).filter(|_| m.start > 0) {
+            out.push(Claim {
+                start: text.toks[l].start,
+                end: m.end,
+                tok: first,
+                kind: ClaimKind::Dollars(mi),
+            });
+        }
+    }
+    out.sort_by_key(|c| c.start);
+    out
+}

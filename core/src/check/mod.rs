@@ -1,0 +1,170 @@
+//! The reply checker: a policy compiles once into a `CompiledPolicy`, which checks replies from many threads.
+//! Rules live in `rules.rs`; text, money, dates, phrases and discounts each have their own module.
+
+pub(crate) mod datetime;
+pub(crate) mod discount;
+pub(crate) mod money;
+pub(crate) mod phrase;
+mod rules;
+pub mod span;
+pub(crate) mod text;
+
+use crate::decimal::Dec;
+use crate::policy::{CheckerVersion, MatchMode, Policy, Record};
+use phrase::{Matcher, Mode, Phrase};
+
+/// One finding: which rule fired, where (byte offsets into the reply), the text there, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Stable rule id: `price:mismatch`, `forbid:<id>`, …
+    pub rule: String,
+    /// Byte offsets `[start, end)` into the reply (see `span` for UTF-16 and code points).
+    pub start: usize,
+    pub end: usize,
+    /// `reply[start..end]`.
+    pub text: String,
+    /// Names the approved value where there is one: "Starter is $49, not $99."
+    pub why: String,
+}
+
+/// What a matcher entry stands for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target {
+    Forbid { rule: usize },
+    Item { item: usize },
+    Action { action: usize },
+}
+
+/// A price item, ready to compare.
+#[derive(Debug)]
+pub(crate) struct Item {
+    pub name: String,
+    pub amounts: Vec<Dec>,
+    /// Folded item name and aliases, for discount `items` lookups.
+    pub names: Vec<String>,
+}
+
+/// A discount, with the items it applies to resolved (`None`: all items).
+#[derive(Debug)]
+pub(crate) struct CDiscount {
+    pub percent: Dec,
+    pub items: Option<Vec<usize>>,
+}
+
+/// A policy compiled for checking. Immutable, `Send + Sync`, cheap to share.
+#[derive(Debug)]
+pub struct CompiledPolicy {
+    policy: Policy,
+    pub(crate) matcher: Matcher,
+    pub(crate) targets: Vec<Target>,
+    pub(crate) items: Vec<Item>,
+    pub(crate) discounts: Vec<CDiscount>,
+}
+
+impl CompiledPolicy {
+    /// Compiles a validated policy.
+    pub fn new(policy: Policy) -> CompiledPolicy {
+        let mut matcher = Matcher::default();
+        let mut targets = Vec::new();
+        let mut add = |m: &mut Matcher, words: Vec<String>, mode: Mode, t: Target| {
+            if m.add(Phrase { words, mode }).is_some() {
+                targets.push(t);
+            }
+        };
+        for (rule, f) in policy.forbid.iter().enumerate() {
+            let mode = match f.match_mode {
+                MatchMode::Word => Mode::Endings,
+                MatchMode::Prefix => Mode::Prefix,
+            };
+            for p in &f.phrases {
+                add(
+                    &mut matcher,
+                    text::phrase_words(p),
+                    mode,
+                    Target::Forbid { rule },
+                );
+            }
+        }
+        let mut items = Vec::with_capacity(policy.prices.len());
+        for (i, p) in policy.prices.iter().enumerate() {
+            let mut names: Vec<String> = Vec::with_capacity(1 + p.aliases.len());
+            for n in std::iter::once(&p.item).chain(&p.aliases) {
+                let f = text::fold(n.trim());
+                if !names.contains(&f) {
+                    names.push(f);
+                }
+            }
+            // Items with no approved amount cannot tie an amount to anything, so they are not matched.
+            if !p.amounts.is_empty() {
+                for n in std::iter::once(&p.item).chain(&p.aliases) {
+                    add(
+                        &mut matcher,
+                        text::phrase_words(n),
+                        Mode::Exact,
+                        Target::Item { item: i },
+                    );
+                }
+            }
+            items.push(Item {
+                name: p.item.clone(),
+                amounts: p.amounts.clone(),
+                names,
+            });
+        }
+        for (action, (verb, _)) in policy.actions.iter().enumerate() {
+            add(
+                &mut matcher,
+                vec![verb.clone()],
+                Mode::Exact,
+                Target::Action { action },
+            );
+        }
+        let discounts = policy
+            .discounts
+            .iter()
+            .map(|d| CDiscount {
+                percent: d.percent,
+                items: d.items.as_ref().map(|names| {
+                    let folded: Vec<String> = names.iter().map(|n| text::fold(n.trim())).collect();
+                    (0..items.len())
+                        .filter(|&i| items[i].names.iter().any(|n| folded.contains(n)))
+                        .collect()
+                }),
+            })
+            .collect();
+        CompiledPolicy {
+            policy,
+            matcher,
+            targets,
+            items,
+            discounts,
+        }
+    }
+
+    /// The policy this was compiled from.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Checks one reply against this policy and a caller-supplied record. Findings are sorted by span start, then
+    /// rule; the same input always gives the same findings.
+    pub fn check(
+        &self,
+        reply: &str,
+        record: Option<&Record>,
+        version: CheckerVersion,
+    ) -> Vec<Finding> {
+        rules::check(self, reply, record, version)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiled_policy_is_shareable() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<CompiledPolicy>();
+    }
+}

@@ -1,0 +1,536 @@
+//! Finds money in a reply: `$49`, `$49.00`, `$1,299`, `$.99`, `49 dollars`, `USD 49`, `US$49`, `$10k`, ranges
+//! (`$49–$99`, `$49-99`, `$49 to 99`) and other currencies (`€49`, `£5`, `¥500`, `EUR 49`, `₺49`, `49 TL`).
+//! A number is money only with a currency marker, so phone, order and suite numbers, versions, card endings,
+//! "5–7 business days" and "99.9% uptime" never are. Amounts are exact decimals.
+
+use crate::decimal::{Dec, SCALE};
+use crate::policy::CheckerVersion;
+
+/// The currency an amount is stated in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Currency {
+    Usd,
+    /// Another currency, by ISO 4217 code (or a symbol's usual code).
+    Other(&'static str),
+}
+
+/// One amount found in a reply.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Money {
+    /// Byte span of the amount with its currency marker (`$99`, `USD 49`, `49 dollars`, `$10k`).
+    pub start: usize,
+    pub end: usize,
+    /// Byte offset of its first digit (to find its word token).
+    pub digits: usize,
+    /// `None` when the number is too large to read exactly.
+    pub amount: Option<Dec>,
+    pub currency: Currency,
+}
+
+/// Symbols standing before or after a number.
+fn symbol_currency(c: char) -> Option<Currency> {
+    Some(match c {
+        '$' => Currency::Usd,
+        '€' => Currency::Other("EUR"),
+        '£' => Currency::Other("GBP"),
+        '¥' => Currency::Other("JPY"),
+        '₹' => Currency::Other("INR"),
+        '₺' => Currency::Other("TRY"),
+        '₩' => Currency::Other("KRW"),
+        '₽' => Currency::Other("RUB"),
+        '₪' => Currency::Other("ILS"),
+        '₱' => Currency::Other("PHP"),
+        '₫' => Currency::Other("VND"),
+        '₴' => Currency::Other("UAH"),
+        '₦' => Currency::Other("NGN"),
+        '฿' => Currency::Other("THB"),
+        _ => return None,
+    })
+}
+
+/// Letters glued before `$` that make it another dollar (`C$`, `A$`), or plain US (`US$`).
+fn dollar_prefix(letters: &str) -> Option<Currency> {
+    Some(match letters {
+        "US" => Currency::Usd,
+        "C" | "CA" => Currency::Other("CAD"),
+        "A" | "AU" => Currency::Other("AUD"),
+        "NZ" => Currency::Other("NZD"),
+        "HK" => Currency::Other("HKD"),
+        "S" | "SG" => Currency::Other("SGD"),
+        "MX" => Currency::Other("MXN"),
+        "R" => Currency::Other("BRL"),
+        "NT" => Currency::Other("TWD"),
+        _ => return None,
+    })
+}
+
+/// Currency codes and words, matched as whole words before or after a number.
+/// Upper-case codes must be written in capitals (so "try" or "all" in prose never count); the words
+/// and the codes that are not English words are matched in any case.
+fn code_currency(word: &str) -> Option<Currency> {
+    Some(match word {
+        "USD" | "usd" | "Usd" => Currency::Usd,
+        "EUR" | "eur" | "Eur" => Currency::Other("EUR"),
+        "GBP" => Currency::Other("GBP"),
+        "JPY" => Currency::Other("JPY"),
+        "CNY" | "RMB" => Currency::Other("CNY"),
+        "TRY" | "TL" | "tl" | "Tl" => Currency::Other("TRY"),
+        "CAD" => Currency::Other("CAD"),
+        "AUD" => Currency::Other("AUD"),
+        "NZD" => Currency::Other("NZD"),
+        "CHF" => Currency::Other("CHF"),
+        "INR" => Currency::Other("INR"),
+        "MXN" => Currency::Other("MXN"),
+        "BRL" => Currency::Other("BRL"),
+        "KRW" => Currency::Other("KRW"),
+        "SEK" => Currency::Other("SEK"),
+        "NOK" => Currency::Other("NOK"),
+        "DKK" => Currency::Other("DKK"),
+        "PLN" => Currency::Other("PLN"),
+        "ZAR" => Currency::Other("ZAR"),
+        "SGD" => Currency::Other("SGD"),
+        "HKD" => Currency::Other("HKD"),
+        "AED" => Currency::Other("AED"),
+        _ => return None,
+    })
+}
+
+/// Words after a number: `49 dollars`, `5 euros`, `99 cents`. Returns the currency and whether it is cents.
+fn word_currency(word: &str) -> Option<(Currency, bool)> {
+    let lower = word.to_ascii_lowercase();
+    Some(match lower.as_str() {
+        "dollar" | "dollars" | "bucks" | "buck" => (Currency::Usd, false),
+        "cent" | "cents" => (Currency::Usd, true),
+        "euro" | "euros" => (Currency::Other("EUR"), false),
+        "yen" => (Currency::Other("JPY"), false),
+        "lira" => (Currency::Other("TRY"), false),
+        _ => return code_currency(word).map(|c| (c, false)),
+    })
+}
+
+/// A number as written: `1,299.00`, `.99`, `49`, with an optional magnitude (`10k`, `1.5M`, `2 million`).
+struct Number {
+    end: usize,
+    value: Option<Dec>,
+}
+
+fn ascii_word_at(s: &str, i: usize) -> &str {
+    let b = s.as_bytes();
+    let mut j = i;
+    while j < b.len() && b[j].is_ascii_alphabetic() {
+        j += 1;
+    }
+    &s[i..j]
+}
+
+fn is_alnum_at(s: &str, i: usize) -> bool {
+    s[i..].chars().next().is_some_and(char::is_alphanumeric)
+}
+
+fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
+    let b = s.as_bytes();
+    let mut j = i;
+    let mut int_digits = String::new();
+    while j < b.len() && b[j].is_ascii_digit() {
+        int_digits.push(b[j] as char);
+        j += 1;
+    }
+    // Thousands groups: exactly three digits after each comma, and the first group at most three digits.
+    if !int_digits.is_empty() && int_digits.len() <= 3 {
+        while j + 3 < b.len()
+            && b[j] == b','
+            && b[j + 1..j + 4].iter().all(u8::is_ascii_digit)
+            && !b.get(j + 4).is_some_and(u8::is_ascii_digit)
+        {
+            int_digits.push_str(&s[j + 1..j + 4]);
+            j += 4;
+        }
+    }
+    let mut frac = "";
+    if j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
+        let fs = j + 1;
+        let mut k = fs;
+        while k < b.len() && b[k].is_ascii_digit() {
+            k += 1;
+        }
+        frac = &s[fs..k];
+        j = k;
+    }
+    if int_digits.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let mut value = Dec::parse(&format!(
+        "{}.{}",
+        if int_digits.is_empty() {
+            "0"
+        } else {
+            &int_digits
+        },
+        if frac.is_empty() { "0" } else { frac }
+    ))
+    .ok();
+    if version >= CheckerVersion::V2026_11_01 {
+        // Magnitudes glued to the number (`$10k`, `$1.5M`, `$2bn`) or spelled out (`$2 million`).
+        let glued = ascii_word_at(s, j);
+        let mult: Option<(i128, usize)> = match glued {
+            "k" | "K" => Some((1_000, 1)),
+            "m" | "M" | "mm" | "MM" => Some((1_000_000, glued.len())),
+            "bn" | "B" => Some((1_000_000_000, glued.len())),
+            _ => None,
+        }
+        .filter(|_| !is_alnum_at(s, j + glued.len()) || glued.is_empty());
+        let spelled = if mult.is_none() && b.get(j) == Some(&b' ') {
+            match ascii_word_at(s, j + 1).to_ascii_lowercase().as_str() {
+                "thousand" => Some((1_000, 9)),
+                "million" => Some((1_000_000, 8)),
+                "billion" => Some((1_000_000_000, 8)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if let Some((m, len)) = mult.or(spelled) {
+            value = value
+                .and_then(|v| v.checked_mul_int(m))
+                .filter(|v| v.0 <= crate::decimal::MAX_UNITS * SCALE);
+            j += len;
+        }
+    }
+    Some(Number { end: j, value })
+}
+
+/// Whether a number starts at `i` (a digit, or `.` then a digit), not glued to a word or another number.
+fn number_starts(s: &str, i: usize) -> bool {
+    let b = s.as_bytes();
+    let starts =
+        b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit));
+    starts
+}
+
+fn skip_space(s: &str, i: usize) -> usize {
+    let b = s.as_bytes();
+    if b.get(i) == Some(&b' ') {
+        i + 1
+    } else if s[i..].starts_with('\u{a0}') {
+        i + 2
+    } else {
+        i
+    }
+}
+
+/// Every amount in `s`, in order of position.
+pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
+    let mut out: Vec<Money> = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = match s[i..].chars().next() {
+            Some(c) => c,
+            None => break,
+        };
+        let clen = c.len_utf8();
+        // 1. A symbol or code before the number.
+        let mut prefix: Option<(usize, usize, Currency)> = None; // (start, number start, currency)
+        if let Some(cur) = symbol_currency(c) {
+            let mut start = i;
+            let mut cur = cur;
+            if c == '$' {
+                let mut k = i;
+                while k > 0 && b[k - 1].is_ascii_uppercase() {
+                    k -= 1;
+                }
+                let free_standing = k == 0
+                    || !s[..k]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric);
+                if k < i
+                    && free_standing
+                    && let Some(pc) = dollar_prefix(&s[k..i])
+                {
+                    cur = pc;
+                    start = k;
+                }
+            }
+            let n = skip_space(s, i + clen);
+            if n < b.len() && number_starts(s, n) {
+                prefix = Some((start, n, cur));
+            }
+        } else if c.is_ascii_alphabetic()
+            && (i == 0
+                || !is_alnum_at(
+                    s,
+                    s[..i].chars().next_back().map_or(0, |p| i - p.len_utf8()),
+                ))
+        {
+            let w = ascii_word_at(s, i);
+            if let Some(cur) = code_currency(w) {
+                let n = skip_space(s, i + w.len());
+                if n < b.len() && number_starts(s, n) {
+                    prefix = Some((i, n, cur));
+                }
+            }
+            // Skip the rest of the word.
+            if prefix.is_none() {
+                i += w.len().max(1);
+                continue;
+            }
+        }
+        if let Some((start, n, cur)) = prefix {
+            if let Some(num) = read_number(s, n, version) {
+                let money = Money {
+                    start,
+                    end: num.end,
+                    digits: n,
+                    amount: num.value,
+                    currency: cur,
+                };
+                out.push(money);
+                i = range_tail(s, num.end, money, version, &mut out);
+                continue;
+            }
+            i += clen;
+            continue;
+        }
+        // 2. A bare number followed by a symbol or a currency word.
+        if number_starts(s, i) {
+            let glued_before = i > 0 && {
+                let p = s[..i].chars().next_back().unwrap_or(' ');
+                p.is_alphanumeric() || p == '.' || p == ',' || p == '#'
+            };
+            let Some(num) = read_number(s, i, version) else {
+                i += 1;
+                continue;
+            };
+            if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end) {
+                let amount = if cents {
+                    num.value.map(|v| Dec(v.0 / 100))
+                } else {
+                    num.value
+                };
+                out.push(Money {
+                    start: i,
+                    end,
+                    digits: i,
+                    amount,
+                    currency: cur,
+                });
+            }
+            i = num.end.max(i + 1);
+            continue;
+        }
+        i += clen;
+    }
+    out
+}
+
+/// A currency symbol or word right after a number (`49€`, `49 €`, `49 dollars`, `49 USD`, `49TL`).
+fn suffix_currency(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
+    let n = skip_space(s, end);
+    let c = s[n..].chars().next()?;
+    if let Some(cur) = symbol_currency(c) {
+        return Some((n + c.len_utf8(), cur, false));
+    }
+    if c.is_ascii_alphabetic() {
+        let w = ascii_word_at(s, n);
+        if !is_alnum_at(s, n + w.len()) || n + w.len() == s.len() {
+            if let Some((cur, cents)) = word_currency(w) {
+                return Some((n + w.len(), cur, cents));
+            }
+            // "US dollars"
+            if w == "US" {
+                let m = skip_space(s, n + 2);
+                let w2 = ascii_word_at(s, m);
+                if matches!(w2.to_ascii_lowercase().as_str(), "dollar" | "dollars") {
+                    return Some((m + w2.len(), Currency::Usd, false));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// After an amount: a range's second end without its own marker (`$49–99`, `$49 - 99`, `$49 to 99`) is money in
+/// the same currency. Returns where scanning continues.
+fn range_tail(
+    s: &str,
+    end: usize,
+    first: Money,
+    version: CheckerVersion,
+    out: &mut Vec<Money>,
+) -> usize {
+    let b = s.as_bytes();
+    let mut j = skip_space(s, end);
+    let rest = &s[j..];
+    let conn = if rest.starts_with('\u{2013}') || rest.starts_with('\u{2014}') {
+        3
+    } else if rest.starts_with('-') {
+        1
+    } else if rest.starts_with("to ") {
+        2
+    } else {
+        return end;
+    };
+    j = skip_space(s, j + conn);
+    if j >= b.len() || !b[j].is_ascii_digit() {
+        return end; // `$49–$99` is read by the main loop
+    }
+    let Some(num) = read_number(s, j, version) else {
+        return end;
+    };
+    // "$49 - 10% off", "$49 to 3 seats" are not ranges.
+    let after = skip_space(s, num.end);
+    if b.get(num.end) == Some(&b'%')
+        || b.get(after) == Some(&b'%')
+        || ascii_word_at(s, after).eq_ignore_ascii_case("percent")
+    {
+        return end;
+    }
+    if s[after..].chars().next().is_some_and(char::is_alphabetic) {
+        let w = ascii_word_at(s, after).to_ascii_lowercase();
+        if !matches!(
+            w.as_str(),
+            "a" | "per" | "each" | "for" | "and" | "or" | "in" | "with" | "monthly" | "yearly"
+        ) {
+            return end;
+        }
+    }
+    out.push(Money {
+        start: j,
+        end: num.end,
+        digits: j,
+        amount: num.value,
+        currency: first.currency,
+    });
+    num.end
+}
+
+/// A money fact's value as written in the record: `50`, `49.99`, `$49.99`, `USD 50`, `$1,299`.
+pub(crate) fn parse_fact_money(s: &str) -> Option<Dec> {
+    let t = s.trim();
+    if let Ok(d) = Dec::parse(t) {
+        return Some(d);
+    }
+    let found = find(t, CheckerVersion::CURRENT);
+    match found.as_slice() {
+        [m] if m.start == 0 && m.end == t.len() && m.currency == Currency::Usd => m.amount,
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(s: &str) -> Vec<(&str, String, &'static str)> {
+        find(s, CheckerVersion::CURRENT)
+            .iter()
+            .map(|m| {
+                let cur = match m.currency {
+                    Currency::Usd => "USD",
+                    Currency::Other(c) => c,
+                };
+                (
+                    &s[m.start..m.end],
+                    m.amount.map_or("?".into(), |a| a.plain()),
+                    cur,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn dollar_forms() {
+        assert_eq!(
+            spans("Starter is $99 a month."),
+            [("$99", "99".into(), "USD")]
+        );
+        assert_eq!(
+            spans("$49.00, $1,299 and $.99"),
+            [
+                ("$49.00", "49".into(), "USD"),
+                ("$1,299", "1299".into(), "USD"),
+                ("$.99", "0.99".into(), "USD")
+            ]
+        );
+        assert_eq!(
+            spans("49 dollars or USD 49 or US$49 or $49/mo"),
+            [
+                ("49 dollars", "49".into(), "USD"),
+                ("USD 49", "49".into(), "USD"),
+                ("US$49", "49".into(), "USD"),
+                ("$49", "49".into(), "USD"),
+            ]
+        );
+        assert_eq!(
+            spans("$10k and $1.5M"),
+            [
+                ("$10k", "10000".into(), "USD"),
+                ("$1.5M", "1500000".into(), "USD")
+            ]
+        );
+        assert_eq!(spans("99 cents"), [("99 cents", "0.99".into(), "USD")]);
+    }
+
+    #[test]
+    fn ranges() {
+        assert_eq!(
+            spans("$49–$99"),
+            [("$49", "49".into(), "USD"), ("$99", "99".into(), "USD")]
+        );
+        assert_eq!(
+            spans("$49-99 a month"),
+            [("$49", "49".into(), "USD"), ("99", "99".into(), "USD")]
+        );
+        assert_eq!(
+            spans("from $49 to 149."),
+            [("$49", "49".into(), "USD"), ("149", "149".into(), "USD")]
+        );
+        assert_eq!(spans("$49 - 10% off"), [("$49", "49".into(), "USD")]);
+    }
+
+    #[test]
+    fn other_currencies() {
+        assert_eq!(
+            spans("€49, 49 €, £5, ¥500, EUR 49, ₺49, 49 TL, C$20"),
+            [
+                ("€49", "49".into(), "EUR"),
+                ("49 €", "49".into(), "EUR"),
+                ("£5", "5".into(), "GBP"),
+                ("¥500", "500".into(), "JPY"),
+                ("EUR 49", "49".into(), "EUR"),
+                ("₺49", "49".into(), "TRY"),
+                ("49 TL", "49".into(), "TRY"),
+                ("C$20", "20".into(), "CAD"),
+            ]
+        );
+    }
+
+    #[test]
+    fn never_money() {
+        for s in [
+            "Call 1-800-555-0199 or (415) 555-0100.",
+            "Suite 400, order #10492, card ending 4242, version 2.4.1",
+            "Delivery takes 5–7 business days with 99.9% uptime.",
+            "We try 3 times, all 20 of them.",
+        ] {
+            assert!(find(s, CheckerVersion::CURRENT).is_empty(), "{s}");
+        }
+    }
+
+    #[test]
+    fn previous_checker_reads_no_magnitudes() {
+        let m = find("$10k", CheckerVersion::V2026_10_27);
+        assert_eq!(m.len(), 1);
+        assert_eq!((m[0].start, m[0].end), (0, 3));
+    }
+
+    #[test]
+    fn fact_money() {
+        assert_eq!(parse_fact_money("$49.99"), Dec::parse("49.99").ok());
+        assert_eq!(parse_fact_money("50"), Dec::parse("50").ok());
+        assert_eq!(parse_fact_money("USD 1,299"), Dec::parse("1299").ok());
+        assert_eq!(parse_fact_money("€50"), None);
+        assert_eq!(parse_fact_money("soon"), None);
+    }
+}

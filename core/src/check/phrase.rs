@@ -1,0 +1,405 @@
+//! Matches phrases (forbidden phrases, item names, action verbs, fact words) against a reply's word tokens,
+//! and decides whether a match is negated. Owns: word / prefix / exact matching, English endings, negation cues.
+
+use rustc_hash::FxHashMap;
+
+use super::text::Text;
+use crate::policy::CheckerVersion;
+
+/// How a phrase word matches a reply word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// The same word (a possessive `'s` allowed): item names, action verbs.
+    Exact,
+    /// The same word plus English endings: guarantee → guarantees, guaranteed, guaranteeing.
+    Endings,
+    /// Any word starting with it: garanti → garantili.
+    Prefix,
+}
+
+/// Whether reply word `t` matches phrase word `w` (both folded).
+pub(crate) fn word_matches(t: &str, w: &str, mode: Mode) -> bool {
+    if t == w {
+        return true;
+    }
+    if let Some(rest) = t.strip_prefix(w) {
+        match mode {
+            Mode::Prefix => return true,
+            Mode::Exact => return rest == "'s",
+            Mode::Endings => {
+                if matches!(rest, "s" | "es" | "d" | "ed" | "ing" | "'s" | "s'") {
+                    return true;
+                }
+                // Doubled final consonant: ship → shipped, shipping.
+                let last = w.as_bytes().last().copied().unwrap_or(b'a');
+                if !b"aeiouwxy".contains(&last) && last.is_ascii_alphabetic() {
+                    let rb = rest.as_bytes();
+                    if rb.first() == Some(&last) && matches!(&rest[1..], "ed" | "ing") {
+                        return true;
+                    }
+                }
+                return false;
+            }
+        }
+    }
+    if mode == Mode::Endings {
+        // refuse → refusing; apply → applies, applied.
+        if let Some(stem) = w.strip_suffix('e')
+            && t.strip_prefix(stem) == Some("ing")
+            && !stem.ends_with('e')
+        {
+            return true;
+        }
+        if let Some(stem) = w.strip_suffix('y')
+            && matches!(t.strip_prefix(stem), Some("ies" | "ied"))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Candidate phrase words that reply word `t` could be an ending-form of. Some need an allocation (`+e`, `+y`),
+/// which goes into `buf`; the rest are slices of `t`.
+fn stems<'t>(t: &'t str, f: &mut impl FnMut(&str)) {
+    f(t);
+    for suf in ["'s", "s'", "s", "es", "d", "ed", "ing"] {
+        if let Some(s) = t.strip_suffix(suf)
+            && !s.is_empty()
+        {
+            f(s);
+        }
+    }
+    for suf in ["ed", "ing"] {
+        if let Some(s) = t.strip_suffix(suf)
+            && s.len() >= 2
+        {
+            let b = s.as_bytes();
+            if b[b.len() - 1] == b[b.len() - 2] {
+                f(&s[..s.len() - 1]);
+            }
+        }
+    }
+    let mut buf = String::new();
+    if let Some(s) = t.strip_suffix("ing") {
+        buf.push_str(s);
+        buf.push('e');
+        f(&buf);
+    }
+    for suf in ["ies", "ied"] {
+        if let Some(s) = t.strip_suffix(suf) {
+            buf.clear();
+            buf.push_str(s);
+            buf.push('y');
+            f(&buf);
+        }
+    }
+}
+
+/// A phrase to find: its folded words and how they match.
+#[derive(Debug, Clone)]
+pub(crate) struct Phrase {
+    pub words: Vec<String>,
+    pub mode: Mode,
+}
+
+/// One place a phrase matched: tokens `first..=last`, and which entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Match {
+    pub first: usize,
+    pub last: usize,
+    pub entry: usize,
+}
+
+/// Many phrases, indexed by their first word so a reply is scanned once.
+#[derive(Debug, Default)]
+pub(crate) struct Matcher {
+    phrases: Vec<Phrase>,
+    by_first: FxHashMap<String, Vec<usize>>,
+    prefix: Vec<usize>,
+    any_endings: bool,
+}
+
+impl Matcher {
+    /// Adds a phrase; returns its entry number, or `None` when it has no words (it can never match).
+    pub(crate) fn add(&mut self, phrase: Phrase) -> Option<usize> {
+        let first = phrase.words.first()?.clone();
+        let id = self.phrases.len();
+        match phrase.mode {
+            Mode::Prefix => self.prefix.push(id),
+            Mode::Endings => {
+                self.any_endings = true;
+                self.by_first.entry(first).or_default().push(id);
+            }
+            Mode::Exact => self.by_first.entry(first).or_default().push(id),
+        }
+        self.phrases.push(phrase);
+        Some(id)
+    }
+
+    fn matches_at(&self, text: &Text<'_>, i: usize, id: usize) -> Option<Match> {
+        let p = &self.phrases[id];
+        let sentence = text.toks[i].sentence;
+        for (j, w) in p.words.iter().enumerate() {
+            let k = i + j;
+            let tok = text.toks.get(k)?;
+            if tok.sentence != sentence || !word_matches(text.word(tok), w, p.mode) {
+                return None;
+            }
+        }
+        Some(Match {
+            first: i,
+            last: i + p.words.len() - 1,
+            entry: id,
+        })
+    }
+
+    /// Every match, ordered by first token then entry.
+    pub(crate) fn find_all(&self, text: &Text<'_>, out: &mut Vec<Match>) {
+        for i in 0..text.toks.len() {
+            let t = text.word_at(i);
+            let before = out.len();
+            let mut look = |stem: &str| {
+                if let Some(ids) = self.by_first.get(stem) {
+                    for &id in ids {
+                        if let Some(m) = self.matches_at(text, i, id) {
+                            out.push(m);
+                        }
+                    }
+                }
+            };
+            if self.any_endings {
+                stems(t, &mut look);
+            } else {
+                look(t);
+                if let Some(s) = t.strip_suffix("'s") {
+                    look(s);
+                }
+            }
+            for &id in &self.prefix {
+                if let Some(m) = self.matches_at(text, i, id) {
+                    out.push(m);
+                }
+            }
+            if out.len() - before > 1 {
+                // One entry can be reached through two stems; keep it once.
+                out[before..].sort_unstable_by_key(|m| m.entry);
+                out.dedup();
+            }
+        }
+    }
+}
+
+/// Words that negate what follows them.
+const CUES: &[&str] = &[
+    "not", "no", "never", "cannot", "without", "nor", "neither", "none", "nothing", "nobody",
+    "unable", "dont", "doesnt", "didnt", "cant", "wont", "isnt", "arent", "wasnt", "werent",
+    "havent", "hasnt", "hadnt", "couldnt", "wouldnt", "shouldnt",
+];
+
+/// Auxiliaries between a phrase and a cue after it: "refunds are not available".
+const AUX_AFTER: &[&str] = &[
+    "is", "are", "was", "were", "will", "would", "can", "could", "does", "do", "did", "has",
+    "have", "be", "been", "may", "might",
+];
+
+fn is_cue(w: &str) -> bool {
+    CUES.contains(&w) || w.ends_with("n't")
+}
+
+/// "not only", "no doubt", "without a doubt", "nothing but": cue words that do not negate.
+fn pseudo_negation(text: &Text<'_>, k: usize) -> bool {
+    let next = |n: usize| text.toks.get(k + n).map(|t| text.word(t)).unwrap_or("");
+    match text.word_at(k) {
+        "not" => {
+            matches!(next(1), "only" | "just" | "merely" | "simply")
+                || (next(1) == "to" && next(2) == "mention")
+        }
+        "no" => matches!(next(1), "doubt" | "wonder" | "matter"),
+        "without" => {
+            matches!(next(1), "doubt" | "question" | "fail")
+                || (next(1) == "a" && next(2) == "doubt")
+        }
+        "nothing" => next(1) == "but",
+        _ => false,
+    }
+}
+
+fn negating_cue(text: &Text<'_>, k: usize) -> bool {
+    is_cue(text.word_at(k)) && !pseudo_negation(text, k)
+}
+
+/// Whether the match at tokens `first..=last` is negated: a cue up to five tokens before it in the same clause, or
+/// (2026-11-01) right after it ("refunds not available", "refunds are not available"). Cues inside the match do not
+/// count ("no questions asked").
+pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, version: CheckerVersion) -> bool {
+    let clause = text.toks[first].clause;
+    for k in (first.saturating_sub(5)..first).rev() {
+        if text.toks[k].clause != clause {
+            break;
+        }
+        if negating_cue(text, k) {
+            return true;
+        }
+    }
+    if version >= CheckerVersion::V2026_11_01 {
+        let same = |k: usize| {
+            text.toks
+                .get(k)
+                .is_some_and(|t| t.clause == text.toks[last].clause)
+        };
+        let k = last + 1;
+        if same(k) && negating_cue(text, k) {
+            return true;
+        }
+        if same(k)
+            && same(k + 1)
+            && AUX_AFTER.contains(&text.word_at(k))
+            && negating_cue(text, k + 1)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+const AUX_BEFORE: &[&str] = &[
+    "be", "been", "being", "get", "got", "gets", "getting", "have", "has", "had",
+];
+const MODALS: &[&str] = &[
+    "will", "would", "can", "could", "should", "may", "might", "must", "shall", "to",
+];
+const CONDITIONALS: &[&str] = &["if", "unless", "whether", "once"];
+
+/// Whether an action verb at token `i` is an affirmative claim that it happened: not negated ("I haven't refunded
+/// you yet"), not in a question, not conditional ("if you were refunded"), not future or hypothetical ("you will be
+/// refunded", "to be refunded").
+pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, version: CheckerVersion) -> bool {
+    if negated(text, i, i, version) {
+        return false;
+    }
+    let tok = text.toks[i];
+    if text.is_question(tok.sentence) {
+        return false;
+    }
+    for k in (i.saturating_sub(5)..i).rev() {
+        if text.toks[k].clause != tok.clause {
+            break;
+        }
+        if CONDITIONALS.contains(&text.word_at(k)) {
+            return false;
+        }
+    }
+    let mut k = i;
+    let mut skipped = 0;
+    while k > 0
+        && skipped < 3
+        && AUX_BEFORE.contains(&text.word_at(k - 1))
+        && text.toks[k - 1].clause == tok.clause
+    {
+        k -= 1;
+        skipped += 1;
+    }
+    if k > 0 && text.toks[k - 1].clause == tok.clause {
+        let w = text.word_at(k - 1);
+        if MODALS.contains(&w) || w.ends_with("'ll") || (skipped > 0 && w.ends_with("'d")) {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_endings() {
+        for t in [
+            "guarantee",
+            "guarantees",
+            "guaranteed",
+            "guaranteeing",
+            "guarantee's",
+        ] {
+            assert!(word_matches(t, "guarantee", Mode::Endings), "{t}");
+        }
+        assert!(word_matches("shipped", "ship", Mode::Endings));
+        assert!(word_matches("refusing", "refuse", Mode::Endings));
+        assert!(word_matches("applies", "apply", Mode::Endings));
+        assert!(!word_matches("guarantor", "guarantee", Mode::Endings));
+        assert!(!word_matches("freedom", "free", Mode::Endings));
+        assert!(word_matches("freedom", "free", Mode::Prefix));
+        assert!(!word_matches("pros", "pro", Mode::Exact));
+        assert!(word_matches("pro's", "pro", Mode::Exact));
+    }
+
+    fn neg(s: &str, phrase: &str) -> Vec<bool> {
+        let text = Text::new(s);
+        let mut m = Matcher::default();
+        m.add(Phrase {
+            words: super::super::text::phrase_words(phrase),
+            mode: Mode::Endings,
+        });
+        let mut out = Vec::new();
+        m.find_all(&text, &mut out);
+        out.iter()
+            .map(|x| negated(&text, x.first, x.last, CheckerVersion::CURRENT))
+            .collect()
+    }
+
+    #[test]
+    fn negation_scope() {
+        assert_eq!(neg("We do not guarantee delivery.", "guarantee"), [true]);
+        assert_eq!(neg("Delivery is not guaranteed.", "guarantee"), [true]);
+        assert_eq!(
+            neg(
+                "We don't guarantee that, but we guarantee quality.",
+                "guarantee"
+            ),
+            [true, false]
+        );
+        assert_eq!(neg("Not only do we guarantee it.", "guarantee"), [false]);
+        assert_eq!(
+            neg("No problem, your refund is guaranteed.", "guarantee"),
+            [false]
+        );
+        assert_eq!(neg("Refunds are not available.", "refund"), [true]);
+        assert_eq!(neg("No questions asked.", "no questions asked"), [false]);
+        assert_eq!(
+            neg(
+                "We never, ever said that we would guarantee it.",
+                "guarantee"
+            ),
+            [false]
+        );
+    }
+
+    fn claim(s: &str, verb: &str) -> Vec<bool> {
+        let text = Text::new(s);
+        (0..text.toks.len())
+            .filter(|&i| text.word_at(i) == verb)
+            .map(|i| affirmative_claim(&text, i, CheckerVersion::CURRENT))
+            .collect()
+    }
+
+    #[test]
+    fn action_claims() {
+        assert_eq!(claim("I've refunded you.", "refunded"), [true]);
+        assert_eq!(claim("I haven't refunded you yet.", "refunded"), [false]);
+        assert_eq!(claim("Have you been refunded?", "refunded"), [false]);
+        assert_eq!(
+            claim("You will be refunded in 5 days.", "refunded"),
+            [false]
+        );
+        assert_eq!(claim("You'll be refunded.", "refunded"), [false]);
+        assert_eq!(claim("If you were refunded, tell me.", "refunded"), [false]);
+        assert_eq!(
+            claim(
+                "Your order was canceled and you have been refunded.",
+                "refunded"
+            ),
+            [true]
+        );
+    }
+}

@@ -1,0 +1,459 @@
+//! The rules of DESIGN §3, run over one tokenized reply: facts first (they consume money amounts), then prices,
+//! discounts, forbidden phrases and action claims. Each rule's decisions are written up in docs/CHECKER.md.
+
+use super::discount::{self, ClaimKind};
+use super::money::{self, Currency, Money};
+use super::phrase::{self, Match, Mode, Phrase};
+use super::text::{self, Text};
+use super::{CompiledPolicy, Finding, Target};
+use crate::decimal::Dec;
+use crate::policy::{CheckerVersion, Fact, FactValue, Record, UnknownAmounts};
+
+/// An item named in the reply.
+#[derive(Debug, Clone, Copy)]
+struct Mention {
+    first: usize,
+    last: usize,
+    item: usize,
+}
+
+struct Ctx<'a, 'p> {
+    p: &'p CompiledPolicy,
+    text: &'a Text<'a>,
+    version: CheckerVersion,
+    mentions: Vec<Mention>,
+    findings: Vec<Finding>,
+}
+
+impl Ctx<'_, '_> {
+    fn push(&mut self, rule: impl Into<String>, start: usize, end: usize, why: String) {
+        self.findings.push(Finding {
+            rule: rule.into(),
+            start,
+            end,
+            text: self.text.src[start..end].to_owned(),
+            why,
+        });
+    }
+
+    /// The item an amount or claim at token `tok` belongs to: named in the same sentence, in the same clause if
+    /// any is, nearest first, and on a tie the one before it.
+    fn associate(&self, tok: usize) -> Option<usize> {
+        let t = self.text.toks[tok];
+        let dist = |m: &Mention| {
+            if m.last < tok {
+                (tok - m.last, 0)
+            } else {
+                (m.first.saturating_sub(tok), 1)
+            }
+        };
+        let same_sentence = self
+            .mentions
+            .iter()
+            .filter(|m| self.text.toks[m.first].sentence == t.sentence);
+        let in_clause = same_sentence
+            .clone()
+            .filter(|m| self.text.toks[m.first].clause == t.clause)
+            .min_by_key(|m| dist(m));
+        in_clause
+            .or_else(|| same_sentence.min_by_key(|m| dist(m)))
+            .map(|m| m.item)
+    }
+
+    /// Approved prices of item `i`, and the prices after any approved discount that applies to it
+    /// (exactly, or rounded half-up to the cent).
+    fn approved(&self, i: usize, amount: Dec) -> bool {
+        let item = &self.p.items[i];
+        item.amounts.iter().any(|&a| {
+            a == amount
+                || self
+                    .p
+                    .discounts
+                    .iter()
+                    .filter(|d| d.items.as_ref().is_none_or(|l| l.contains(&i)))
+                    .any(|d| {
+                        a.after_discount(d.percent).is_some_and(|(exact, rounded)| {
+                            exact == Some(amount) || rounded == amount
+                        })
+                    })
+        })
+    }
+
+    fn approved_anywhere(&self, amount: Dec) -> bool {
+        (0..self.p.items.len()).any(|i| self.approved(i, amount))
+    }
+
+    fn item_prices(&self, i: usize) -> String {
+        let list: Vec<String> = self.p.items[i]
+            .amounts
+            .iter()
+            .map(|a| a.dollars())
+            .collect();
+        match list.as_slice() {
+            [] => String::new(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        }
+    }
+}
+
+/// Runs every rule over one reply.
+pub(super) fn check(
+    p: &CompiledPolicy,
+    reply: &str,
+    record: Option<&Record>,
+    version: CheckerVersion,
+) -> Vec<Finding> {
+    let text = Text::new(reply);
+    let mut matches: Vec<Match> = Vec::new();
+    p.matcher.find_all(&text, &mut matches);
+    let mut cx = Ctx {
+        p,
+        text: &text,
+        version,
+        mentions: Vec::new(),
+        findings: Vec::new(),
+    };
+
+    // Item mentions: the longest name wins where two overlap ("Pro Annual" over "Pro").
+    let mut items: Vec<Mention> = matches
+        .iter()
+        .filter_map(|m| match p.targets[m.entry] {
+            Target::Item { item } => Some(Mention {
+                first: m.first,
+                last: m.last,
+                item,
+            }),
+            _ => None,
+        })
+        .collect();
+    items.sort_by(|a, b| {
+        a.first
+            .cmp(&b.first)
+            .then(b.last.cmp(&a.last))
+            .then(a.item.cmp(&b.item))
+    });
+    for m in items {
+        if cx.mentions.last().is_none_or(|prev| m.first > prev.last) {
+            cx.mentions.push(m);
+        }
+    }
+
+    let money = if p.items.is_empty()
+        && record.is_none_or(|r| r.facts.is_empty())
+        && p.discounts.is_empty()
+    {
+        Vec::new()
+    } else {
+        money::find(reply, version)
+    };
+    let mut consumed = vec![false; money.len()];
+
+    if let Some(r) = record {
+        facts(&mut cx, &r.facts, &money, &mut consumed);
+    }
+
+    let claims = if p.items.is_empty() && p.discounts.is_empty() {
+        Vec::new()
+    } else {
+        discount::find(&text, &money)
+    };
+    for c in &claims {
+        if let ClaimKind::Dollars(mi) = c.kind {
+            consumed[mi] = true;
+        }
+    }
+    if !p.items.is_empty() {
+        prices(&mut cx, &money, &consumed);
+    }
+    discounts(&mut cx, &claims, &money);
+    forbidden(&mut cx, &matches);
+    actions(&mut cx, &matches, record);
+
+    let mut f = cx.findings;
+    f.sort_by(|a, b| {
+        a.start
+            .cmp(&b.start)
+            .then_with(|| a.rule.cmp(&b.rule))
+            .then(a.end.cmp(&b.end))
+    });
+    f.dedup_by(|b, a| a.rule == b.rule && a.start == b.start && a.end == b.end);
+    f
+}
+
+fn money_text(m: &Money, src: &str) -> String {
+    src[m.start..m.end].to_owned()
+}
+
+/// `price:mismatch`, `price:currency`, `price:unknown`.
+fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
+    let text = cx.text;
+    for (mi, m) in money.iter().enumerate() {
+        if consumed[mi] {
+            continue;
+        }
+        let Some(tok) = text.tok_containing(m.digits) else {
+            continue;
+        };
+        let stated = money_text(m, text.src);
+        match (cx.associate(tok), m.currency) {
+            (Some(i), Currency::Other(code)) => {
+                let why = format!(
+                    "{} is {} in USD, not {stated} ({code}).",
+                    cx.p.items[i].name,
+                    cx.item_prices(i)
+                );
+                cx.push("price:currency", m.start, m.end, why);
+            }
+            (Some(i), Currency::Usd) => {
+                if !m.amount.is_some_and(|a| cx.approved(i, a)) {
+                    let why = format!(
+                        "{} is {}, not {stated}.",
+                        cx.p.items[i].name,
+                        cx.item_prices(i)
+                    );
+                    cx.push("price:mismatch", m.start, m.end, why);
+                }
+            }
+            (None, cur) => {
+                if cx.p.policy().unknown_amounts == UnknownAmounts::Allow {
+                    continue;
+                }
+                match cur {
+                    Currency::Usd if m.amount.is_some_and(|a| cx.approved_anywhere(a)) => {}
+                    Currency::Usd => {
+                        cx.push(
+                            "price:unknown",
+                            m.start,
+                            m.end,
+                            format!("{stated} is not an approved price."),
+                        );
+                    }
+                    Currency::Other(code) => {
+                        let why = format!(
+                            "{stated} ({code}) is not an approved price; approved prices are in USD."
+                        );
+                        cx.push("price:unknown", m.start, m.end, why);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `discount:unapproved`.
+fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) {
+    for c in claims {
+        let item = cx.associate(c.tok);
+        let applies = |d: &super::CDiscount| match (&d.items, item) {
+            (None, _) => true,
+            (Some(list), Some(i)) => list.contains(&i),
+            (Some(_), None) => true,
+        };
+        let ok = match c.kind {
+            ClaimKind::Percent(p) => cx.p.discounts.iter().any(|d| d.percent == p && applies(d)),
+            ClaimKind::Dollars(mi) => {
+                let m = &money[mi];
+                let candidates: Vec<usize> = match item {
+                    Some(i) => vec![i],
+                    None => (0..cx.p.items.len()).collect(),
+                };
+                m.currency == Currency::Usd
+                    && m.amount.is_some_and(|x| {
+                        cx.p.discounts.iter().any(|d| {
+                            candidates.iter().any(|&i| {
+                                d.items.as_ref().is_none_or(|l| l.contains(&i))
+                                    && cx.p.items[i].amounts.iter().any(|a| {
+                                        a.percent_of(d.percent).is_some_and(|(exact, rounded)| {
+                                            exact == Some(x) || rounded == x
+                                        })
+                                    })
+                            })
+                        })
+                    })
+            }
+        };
+        if !ok {
+            let claim = &cx.text.src[c.start..c.end];
+            let why = match item {
+                Some(i) => format!(
+                    "\"{claim}\" is not an approved discount for {}.",
+                    cx.p.items[i].name
+                ),
+                None => format!("\"{claim}\" is not an approved discount."),
+            };
+            cx.push("discount:unapproved", c.start, c.end, why);
+        }
+    }
+}
+
+/// `forbid:<id>`: every occurrence judged on its own; where one rule's phrases overlap, the earliest, longest match.
+fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
+    let mut last_end: Vec<Option<usize>> = vec![None; cx.p.policy().forbid.len()];
+    let mut found: Vec<(usize, &Match)> = matches
+        .iter()
+        .filter_map(|m| match cx.p.targets[m.entry] {
+            Target::Forbid { rule } => Some((rule, m)),
+            _ => None,
+        })
+        .collect();
+    found.sort_by(|a, b| a.1.first.cmp(&b.1.first).then(b.1.last.cmp(&a.1.last)));
+    for (rule, m) in found {
+        if last_end[rule].is_some_and(|e| m.first <= e) {
+            continue;
+        }
+        let r = &cx.p.policy().forbid[rule];
+        if r.negatable && phrase::negated(cx.text, m.first, m.last, cx.version) {
+            continue;
+        }
+        last_end[rule] = Some(m.last);
+        let (start, end) = (cx.text.toks[m.first].start, cx.text.toks[m.last].end);
+        let why = r
+            .why
+            .clone()
+            .unwrap_or_else(|| format!("\"{}\" is a forbidden phrase.", &cx.text.src[start..end]));
+        let id = format!("forbid:{}", r.id);
+        cx.push(id, start, end, why);
+    }
+}
+
+/// `action:unrecorded`: an affirmative past-tense claim whose operation is not DONE in the record.
+fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&Record>) {
+    for m in matches {
+        let Target::Action { action } = cx.p.targets[m.entry] else {
+            continue;
+        };
+        let (verb, op) = &cx.p.policy().actions[action];
+        let done = record.is_some_and(|r| {
+            r.effects.iter().any(|e| {
+                e.operation.as_deref() == Some(op.as_str()) && e.status.as_deref() == Some("DONE")
+            })
+        });
+        if done || !phrase::affirmative_claim(cx.text, m.first, cx.version) {
+            continue;
+        }
+        let t = cx.text.toks[m.first];
+        let why = format!("Claims \"{verb}\", but {op} is not DONE in the record.");
+        cx.push("action:unrecorded", t.start, t.end, why);
+    }
+}
+
+/// A value found in the reply for a fact.
+struct Stated {
+    start: usize,
+    end: usize,
+    tok: usize,
+    value: FactValue,
+    money: Option<usize>,
+}
+
+/// `fact:mismatch`: for each place the fact's words appear, the nearest value of its kind in the same sentence.
+fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [bool]) {
+    if facts.is_empty() {
+        return;
+    }
+    let text = cx.text;
+    let (mut times, mut dates, mut amounts): (
+        Option<Vec<Stated>>,
+        Option<Vec<Stated>>,
+        Option<Vec<Stated>>,
+    ) = (None, None, None);
+    let tok_of = |pos: usize| text.tok_containing(pos).unwrap_or(0);
+    for fact in facts {
+        let list = match fact.value {
+            FactValue::Time(_) => times.get_or_insert_with(|| {
+                super::datetime::find_times(text.src)
+                    .iter()
+                    .map(|f| Stated {
+                        start: f.start,
+                        end: f.end,
+                        tok: tok_of(f.start),
+                        value: FactValue::Time(f.value),
+                        money: None,
+                    })
+                    .collect()
+            }),
+            FactValue::Date(..) => dates.get_or_insert_with(|| {
+                super::datetime::find_dates(text.src)
+                    .iter()
+                    .map(|f| {
+                        let (y, m, d) = f.value;
+                        Stated {
+                            start: f.start,
+                            end: f.end,
+                            tok: tok_of(f.start),
+                            value: FactValue::Date(y, m, d),
+                            money: None,
+                        }
+                    })
+                    .collect()
+            }),
+            FactValue::Money(_) => amounts.get_or_insert_with(|| {
+                money
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.currency == Currency::Usd)
+                    .filter_map(|(i, m)| {
+                        Some(Stated {
+                            start: m.start,
+                            end: m.end,
+                            tok: tok_of(m.digits),
+                            value: FactValue::Money(m.amount?),
+                            money: Some(i),
+                        })
+                    })
+                    .collect()
+            }),
+        };
+        if list.is_empty() {
+            continue;
+        }
+        let mut matcher = phrase::Matcher::default();
+        if matcher
+            .add(Phrase {
+                words: text::phrase_words(&fact.near),
+                mode: Mode::Endings,
+            })
+            .is_none()
+        {
+            continue;
+        }
+        let mut near = Vec::new();
+        matcher.find_all(text, &mut near);
+        for n in near {
+            let sentence = text.toks[n.first].sentence;
+            let dist = |s: &Stated| {
+                if s.tok > n.last {
+                    (s.tok - n.last, 0)
+                } else {
+                    (n.first.saturating_sub(s.tok), 1)
+                }
+            };
+            let Some(s) = list
+                .iter()
+                .filter(|s| text.toks[s.tok].sentence == sentence)
+                .min_by_key(|s| dist(s))
+            else {
+                continue;
+            };
+            if let Some(mi) = s.money {
+                consumed[mi] = true;
+            }
+            let same = match (s.value, fact.value) {
+                (FactValue::Date(ys, ms, ds), FactValue::Date(yf, mf, df)) => {
+                    ms == mf && ds == df && (ys.is_none() || yf.is_none() || ys == yf)
+                }
+                (a, b) => a == b,
+            };
+            if !same {
+                let why = format!(
+                    "{} is {}, not {}.",
+                    fact.near,
+                    fact.display,
+                    &text.src[s.start..s.end]
+                );
+                cx.push("fact:mismatch", s.start, s.end, why);
+            }
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! Splits a reply into word tokens with case-folded forms, sentences and clauses.
+//! Owns: what a word is, what ends a sentence or clause, how case is folded (Unicode, Turkish İ/ı → i).
+
+/// A word: a run of letters and digits, with apostrophes kept inside (`I've`, `haven't`, `Pro's`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tok {
+    /// Byte range in the reply.
+    pub start: usize,
+    pub end: usize,
+    /// Byte range in `Text::folded`.
+    fold_start: u32,
+    fold_end: u32,
+    pub sentence: u32,
+    pub clause: u32,
+}
+
+/// A reply, tokenized once and shared by every rule.
+#[derive(Debug)]
+pub(crate) struct Text<'a> {
+    pub src: &'a str,
+    folded: String,
+    pub toks: Vec<Tok>,
+    /// For each sentence, whether it ends with a question mark.
+    pub questions: Vec<bool>,
+}
+
+/// Words that open a new clause: they stop negation scope and item association.
+const CLAUSE_WORDS: &[&str] = &[
+    "but", "however", "and", "so", "yet", "although", "though", "while", "whereas", "because",
+];
+
+/// Abbreviations whose period does not end a sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "dr", "mr", "mrs", "ms", "st", "no", "vs", "inc", "ltd", "jr", "sr", "approx", "etc", "e.g",
+    "i.e", "a.m", "p.m", "mt", "ft", "co", "corp", "dept", "est", "prof", "sgt", "apt", "ave",
+    "blvd", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
+];
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric()
+}
+
+fn is_apostrophe(c: char) -> bool {
+    c == '\'' || c == '\u{2019}'
+}
+
+/// Appends the case fold of `c`: Unicode lowercase, with Turkish dotted and dotless i read as `i`, and the typographic
+/// apostrophe read as `'`, so "GARANTİLİ" folds to "garantili" and "haven’t" to "haven't".
+pub(crate) fn fold_char_into(c: char, out: &mut String) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase());
+        return;
+    }
+    match c {
+        '\u{130}' | '\u{131}' => out.push('i'),
+        '\u{2019}' => out.push('\''),
+        '\u{307}' => {} // combining dot above (from a decomposed İ)
+        _ => out.extend(c.to_lowercase()),
+    }
+}
+
+/// Folds a whole string (used for phrases, item names and record words).
+pub(crate) fn fold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        fold_char_into(c, &mut out);
+    }
+    out
+}
+
+/// Folded words of a phrase, tokenized exactly like a reply.
+pub(crate) fn phrase_words(s: &str) -> Vec<String> {
+    let t = Text::new(s);
+    t.toks.iter().map(|k| t.word(k).to_owned()).collect()
+}
+
+impl<'a> Text<'a> {
+    pub(crate) fn new(src: &'a str) -> Text<'a> {
+        let mut t = Text {
+            src,
+            folded: String::with_capacity(src.len()),
+            toks: Vec::with_capacity(src.len() / 5 + 1),
+            questions: Vec::new(),
+        };
+        let bytes = src.as_bytes();
+        let mut sentence = 0u32;
+        let mut clause = 0u32;
+        let mut pending_sentence_end = false;
+        let mut pending_clause_end = false;
+        let mut question = false;
+        let mut chars = src.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if is_word_char(c) {
+                // A word, with inner apostrophes.
+                let start = i;
+                let mut end = i + c.len_utf8();
+                while let Some(&(j, d)) = chars.peek() {
+                    if is_word_char(d) {
+                        end = j + d.len_utf8();
+                        chars.next();
+                    } else if is_apostrophe(d) {
+                        let after = j + d.len_utf8();
+                        match src[after..].chars().next() {
+                            Some(n) if is_word_char(n) => {
+                                end = after;
+                                chars.next();
+                            }
+                            _ => break,
+                        }
+                    } else {
+                        break;
+                    }
+                }
+                if pending_sentence_end {
+                    t.questions.push(question);
+                    question = false;
+                    sentence += 1;
+                    clause += 1;
+                } else if pending_clause_end {
+                    clause += 1;
+                }
+                pending_sentence_end = false;
+                pending_clause_end = false;
+                let fold_start = t.folded.len() as u32;
+                for ch in src[start..end].chars() {
+                    fold_char_into(ch, &mut t.folded);
+                }
+                let fold_end = t.folded.len() as u32;
+                let word = &t.folded[fold_start as usize..fold_end as usize];
+                if CLAUSE_WORDS.contains(&word) && !t.toks.is_empty() {
+                    clause += 1;
+                }
+                t.toks.push(Tok {
+                    start,
+                    end,
+                    fold_start,
+                    fold_end,
+                    sentence,
+                    clause,
+                });
+                continue;
+            }
+            match c {
+                '.' | '!' | '?' | '\u{2026}' => {
+                    let next = bytes.get(i + c.len_utf8()).copied();
+                    let ends = match next {
+                        None => true,
+                        Some(b) => {
+                            b.is_ascii_whitespace()
+                                || b == b'"'
+                                || b == b')'
+                                || b == b'\''
+                                || b >= 0x80
+                        }
+                    };
+                    let abbreviation = c == '.'
+                        && t.toks.last().is_some_and(|last| {
+                            last.end == i && {
+                                let w = t.word(last);
+                                ABBREVIATIONS.contains(&w)
+                                    || (w.chars().count() == 1
+                                        && w.chars().all(char::is_alphabetic))
+                            }
+                        });
+                    // "3.30pm" and "$49.99" keep going: a period with a digit right after is not an end.
+                    let digit_after = next.is_some_and(|b| b.is_ascii_digit());
+                    if ends && !abbreviation && !digit_after && !t.toks.is_empty() {
+                        pending_sentence_end = true;
+                        if c == '?' {
+                            question = true;
+                        }
+                    } else if c == '?' || c == '!' {
+                        pending_sentence_end = !t.toks.is_empty();
+                        question |= c == '?';
+                    }
+                }
+                '\n' | '\r' => {
+                    if !t.toks.is_empty() {
+                        pending_sentence_end = true;
+                    }
+                }
+                ',' | ';' | '(' | ')' | '\u{2014}' => pending_clause_end = true,
+                '\u{2013}' | '-' => {
+                    // A spaced dash separates clauses; "$49–$99" and "money-back" do not.
+                    let before_space = i > 0 && bytes[i - 1] == b' ';
+                    let after_space = bytes.get(i + c.len_utf8()) == Some(&b' ');
+                    if before_space && after_space {
+                        pending_clause_end = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        t.questions.push(question);
+        t
+    }
+
+    /// The folded form of a token.
+    pub(crate) fn word(&self, t: &Tok) -> &str {
+        &self.folded[t.fold_start as usize..t.fold_end as usize]
+    }
+
+    pub(crate) fn word_at(&self, i: usize) -> &str {
+        self.word(&self.toks[i])
+    }
+
+    /// Index of the token that contains byte `pos`, or the nearest one before it.
+    pub(crate) fn tok_containing(&self, pos: usize) -> Option<usize> {
+        let i = self.toks.partition_point(|t| t.start <= pos);
+        i.checked_sub(1)
+    }
+
+    /// Whether sentence `s` is a question.
+    pub(crate) fn is_question(&self, s: u32) -> bool {
+        self.questions.get(s as usize).copied().unwrap_or(false)
+    }
+
+    /// The reply text between tokens `a` and `b`.
+    pub(crate) fn gap(&self, a: usize, b: usize) -> &str {
+        &self.src[self.toks[a].end..self.toks[b].start]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        let t = Text::new(s);
+        t.toks.iter().map(|k| t.word(k).to_owned()).collect()
+    }
+
+    #[test]
+    fn words_keep_inner_apostrophes_and_fold() {
+        assert_eq!(
+            words("I've refunded YOU, Pro's $49.99!"),
+            ["i've", "refunded", "you", "pro's", "49", "99"]
+        );
+        assert_eq!(words("haven’t GARANTİLİ"), ["haven't", "garantili"]);
+        assert_eq!(words("'quoted' money-back"), ["quoted", "money", "back"]);
+    }
+
+    #[test]
+    fn sentences_and_clauses() {
+        let t = Text::new("Dr. Lee is in. See you at 3.30pm, ok? Yes");
+        let s: Vec<u32> = t.toks.iter().map(|k| k.sentence).collect();
+        assert_eq!(s, [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2]);
+        assert!(t.is_question(1));
+        assert!(!t.is_question(0));
+        let c: Vec<u32> = t.toks.iter().map(|k| k.clause).collect();
+        assert_eq!(c[9], c[8] + 1); // "ok" after the comma
+        let t = Text::new("Pro is $49 but Team is $99");
+        assert!(t.toks[2].clause < t.toks[3].clause);
+    }
+}

@@ -1,0 +1,141 @@
+//! Errors with a stable snake_case `code`, a message and the JSON pointer of the bad field.
+//! The full list of codes lives in `vectors/errors.json`; every language checks it.
+
+use std::fmt;
+
+/// Stable error codes. Never renamed or reused; new ones are appended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The body is not JSON (bad syntax, invalid UTF-8, nesting too deep, a number out of range).
+    InvalidJson,
+    /// A value has the wrong JSON type.
+    InvalidType,
+    /// A member that the schema does not allow (`additionalProperties: false`).
+    UnknownField,
+    /// A required member is missing.
+    MissingField,
+    /// A string is longer than its `maxLength` (counted in Unicode code points).
+    TooLong,
+    /// A string is shorter than its `minLength`.
+    TooShort,
+    /// An array or object has more entries than its `maxItems` / `maxProperties`.
+    TooManyItems,
+    /// An array has fewer entries than its `minItems`.
+    TooFewItems,
+    /// A string does not match its `pattern`.
+    PatternMismatch,
+    /// A string is not one of its `enum` values.
+    InvalidEnum,
+    /// A number is outside its `minimum` / `maximum` / `exclusiveMinimum`.
+    OutOfRange,
+    /// Two members that exclude each other are both present (`reply` and `cases`, `amount` and `amounts`).
+    ConflictingFields,
+    /// A value is well-formed JSON but cannot be read as what it stands for (a fact time, a money amount).
+    InvalidValue,
+    /// Accepted by the schema, not supported by this build (receipt verification before it lands).
+    Unsupported,
+    /// A request body over the size limit (HTTP 413).
+    BodyTooLarge,
+    /// A request body that is not `application/json` (HTTP 415).
+    UnsupportedMediaType,
+    /// An HTTP method the endpoint does not serve (HTTP 405).
+    MethodNotAllowed,
+    /// No such endpoint (HTTP 404).
+    NotFound,
+    /// A bug: a panic caught at a boundary. Never expected; always reported.
+    Internal,
+}
+
+impl ErrorCode {
+    /// Every code, in the order of `vectors/errors.json`.
+    pub const ALL: [ErrorCode; 19] = [
+        ErrorCode::InvalidJson,
+        ErrorCode::InvalidType,
+        ErrorCode::UnknownField,
+        ErrorCode::MissingField,
+        ErrorCode::TooLong,
+        ErrorCode::TooShort,
+        ErrorCode::TooManyItems,
+        ErrorCode::TooFewItems,
+        ErrorCode::PatternMismatch,
+        ErrorCode::InvalidEnum,
+        ErrorCode::OutOfRange,
+        ErrorCode::ConflictingFields,
+        ErrorCode::InvalidValue,
+        ErrorCode::Unsupported,
+        ErrorCode::BodyTooLarge,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::NotFound,
+        ErrorCode::Internal,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidJson => "invalid_json",
+            ErrorCode::InvalidType => "invalid_type",
+            ErrorCode::UnknownField => "unknown_field",
+            ErrorCode::MissingField => "missing_field",
+            ErrorCode::TooLong => "too_long",
+            ErrorCode::TooShort => "too_short",
+            ErrorCode::TooManyItems => "too_many_items",
+            ErrorCode::TooFewItems => "too_few_items",
+            ErrorCode::PatternMismatch => "pattern_mismatch",
+            ErrorCode::InvalidEnum => "invalid_enum",
+            ErrorCode::OutOfRange => "out_of_range",
+            ErrorCode::ConflictingFields => "conflicting_fields",
+            ErrorCode::InvalidValue => "invalid_value",
+            ErrorCode::Unsupported => "unsupported",
+            ErrorCode::BodyTooLarge => "body_too_large",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One error: stable code, readable message, JSON pointer (RFC 6901) of the bad field (`""` is the whole document).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code} at '{path}': {message}")]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+    pub path: String,
+}
+
+impl Error {
+    pub fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            path: path.into(),
+        }
+    }
+
+    /// `{"error":{"code","message","path"}}`, the error document on every surface.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "error": { "code": self.code.as_str(), "message": self.message, "path": self.path }
+        })
+    }
+
+    /// Reads a serde_json parse failure as `invalid_json`, keeping its line and column.
+    pub fn from_json_error(e: &serde_json::Error) -> Self {
+        Error::new(
+            ErrorCode::InvalidJson,
+            "",
+            format!("request body is not valid JSON: {e}"),
+        )
+    }
+}
+
+/// Result alias for core.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,13 @@
+//! Curbi core: checks what an AI agent tells a customer against explicit rules, deterministically and in
+//! microseconds. Pure Rust with no I/O: every surface (CLI, server, C, Python, Node, Go) is a thin layer over this.
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod check;
+pub mod decimal;
+pub mod error;
+pub mod policy;
+
+pub use check::{CompiledPolicy, Finding};
+pub use error::{Error, ErrorCode, Result};
+pub use policy::{CheckRequest, CheckerVersion, Policy, Record};

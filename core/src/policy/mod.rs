@@ -1,0 +1,178 @@
+//! The `policy_check` request model of seed 000, read from JSON with every schema limit enforced.
+//! `schema.rs` owns the reading; this file owns the types the checker compiles from.
+
+mod schema;
+
+pub use schema::{parse_policy, parse_request, parse_request_value, validate_policy_value};
+
+use crate::decimal::Dec;
+
+/// Checker versions. A pinned version's verdicts never change (docs/CHECKER_VERSIONS.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum CheckerVersion {
+    /// The previous checker.
+    V2026_10_27,
+    /// The current checker.
+    #[default]
+    V2026_11_01,
+}
+
+impl CheckerVersion {
+    pub const CURRENT: CheckerVersion = CheckerVersion::V2026_11_01;
+    pub const ALL: [CheckerVersion; 2] = [CheckerVersion::V2026_10_27, CheckerVersion::V2026_11_01];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckerVersion::V2026_10_27 => "2026-10-27",
+            CheckerVersion::V2026_11_01 => "2026-11-01",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<CheckerVersion> {
+        CheckerVersion::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// `policy.unknownAmounts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownAmounts {
+    #[default]
+    Flag,
+    Allow,
+}
+
+/// `policy.forbid[].match`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MatchMode {
+    #[default]
+    Word,
+    Prefix,
+}
+
+/// `policy.prices[]`. `amount` and `amounts` are read into one list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriceItem {
+    pub item: String,
+    pub amounts: Vec<Dec>,
+    pub aliases: Vec<String>,
+}
+
+/// `policy.forbid[]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForbidRule {
+    pub id: String,
+    pub phrases: Vec<String>,
+    pub why: Option<String>,
+    pub negatable: bool,
+    pub match_mode: MatchMode,
+}
+
+/// `policy.discounts[]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Discount {
+    pub percent: Dec,
+    /// `None`: applies to every item.
+    pub items: Option<Vec<String>>,
+}
+
+/// A policy as the caller wrote it, validated.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Policy {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub prices: Vec<PriceItem>,
+    pub forbid: Vec<ForbidRule>,
+    /// Past-tense verb → operation, sorted by verb.
+    pub actions: Vec<(String, String)>,
+    pub discounts: Vec<Discount>,
+    pub unknown_amounts: UnknownAmounts,
+}
+
+/// `record.effects[]`. Both members are optional in the schema; a missing one never counts as DONE.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Effect {
+    pub operation: Option<String>,
+    pub status: Option<String>,
+}
+
+/// `record.facts[].kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactKind {
+    Time,
+    Date,
+    Money,
+}
+
+impl FactKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FactKind::Time => "time",
+            FactKind::Date => "date",
+            FactKind::Money => "money",
+        }
+    }
+}
+
+/// A fact's value on record, read by its kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactValue {
+    /// Minutes after midnight.
+    Time(u16),
+    /// Year (if given), month, day.
+    Date(Option<u16>, u8, u8),
+    /// US dollars.
+    Money(Dec),
+}
+
+/// `record.facts[]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fact {
+    pub near: String,
+    pub kind: FactKind,
+    /// The value as the caller wrote it, for the finding's `why`.
+    pub display: String,
+    pub value: FactValue,
+}
+
+/// What the caller says happened. Unverified.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Record {
+    pub subject: Option<String>,
+    pub effects: Vec<Effect>,
+    pub facts: Vec<Fact>,
+    pub receipts: Vec<String>,
+}
+
+/// `cases[]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    pub id: Option<String>,
+    pub reply: String,
+    /// Replaces the request's `record` for this case when present.
+    pub record: Option<Record>,
+}
+
+/// One reply or a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Replies {
+    One(String),
+    Cases(Vec<Case>),
+}
+
+/// `verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Verify {
+    #[default]
+    Optional,
+    Required,
+}
+
+/// A whole `policy_check` request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckRequest {
+    pub version: CheckerVersion,
+    pub policy: Policy,
+    pub replies: Replies,
+    pub record: Option<Record>,
+    pub verify: Verify,
+}
