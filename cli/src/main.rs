@@ -1,1 +1,208 @@
-fn main() {}
+//! The `curbi` command. Arguments are parsed by hand: two subcommands do not justify a parser dependency.
+#![forbid(unsafe_code)]
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use curbi::{CheckerVersion, Error, ErrorCode};
+use curbi_cli::serve;
+
+const USAGE: &str = "\
+curbi: check what an AI agent tells a customer against explicit rules.
+
+Usage:
+  curbi check [--pretty] FILE   Check a Check API request body (FILE, or - for stdin) and print the response JSON
+  curbi check --explain FILE    The same check, printed for people: one line per finding
+  curbi serve [--addr ADDR]     Serve POST /v1/check over HTTP (default 127.0.0.1:8787, loopback only)
+  curbi help | --help           Show this help
+  curbi --version               Show the version and the current checker version
+
+check exit status:
+  0  every reply passed (no configured rule fired; a pass grants no authority)
+  1  at least one finding
+  2  invalid input: the error document {\"error\":{\"code\",\"message\",\"path\"}} is printed on stdout
+     (or, for an unreadable file or bad arguments, a message on stderr)
+  3  internal error (a bug: please report it with the input)
+
+The request format is docs/CHECK_API.md.";
+
+/// Exit status for bad input, bad arguments and unreadable files.
+const EXIT_INVALID: u8 = 2;
+/// Exit status for a caught panic or an output failure.
+const EXIT_INTERNAL: u8 = 3;
+
+fn main() -> ExitCode {
+    // OsString: a FILE path need not be UTF-8.
+    let mut args = std::env::args_os().skip(1);
+    let Some(command) = args.next() else {
+        return usage_error("missing command");
+    };
+    let rest: Vec<OsString> = args.collect();
+    match command.to_str() {
+        Some("check") => check_command(&rest),
+        Some("serve") => serve_command(&rest),
+        Some("help" | "--help" | "-h") => print_out(USAGE),
+        Some("--version" | "-V" | "version") => {
+            print_out(&format!("curbi {} (checker {})", env!("CARGO_PKG_VERSION"), CheckerVersion::CURRENT.as_str()))
+        }
+        _ => usage_error(&format!("unknown command {}", command.to_string_lossy())),
+    }
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("curbi: {msg}\n\n{USAGE}");
+    ExitCode::from(EXIT_INVALID)
+}
+
+fn print_out(text: &str) -> ExitCode {
+    match writeln!(io::stdout().lock(), "{text}") {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("curbi: cannot write to stdout: {e}");
+            ExitCode::from(EXIT_INTERNAL)
+        }
+    }
+}
+
+fn check_command(args: &[OsString]) -> ExitCode {
+    let mut pretty = false;
+    let mut explain = false;
+    let mut file: Option<&OsString> = None;
+    let mut flags_done = false;
+    for arg in args {
+        match arg.to_str() {
+            Some("--pretty") if !flags_done => pretty = true,
+            Some("--explain") if !flags_done => explain = true,
+            Some("--help" | "-h") if !flags_done => return print_out(USAGE),
+            Some("--") if !flags_done => flags_done = true,
+            // "-" is stdin, not a flag.
+            Some(s) if !flags_done && s.starts_with('-') && s != "-" => {
+                return usage_error(&format!("check: unknown option {s}"));
+            }
+            _ if file.is_some() => return usage_error("check takes exactly one FILE"),
+            _ => file = Some(arg),
+        }
+    }
+    let Some(file) = file else {
+        return usage_error("check needs a FILE (or - for stdin)");
+    };
+
+    let body = if file == "-" {
+        let mut buf = Vec::new();
+        io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
+    } else {
+        std::fs::read(PathBuf::from(file))
+    };
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
+            return ExitCode::from(EXIT_INVALID);
+        }
+    };
+
+    // A checker panic is a bug; report it as the `internal` error document instead of a bare crash.
+    let (out, status) = match panic::catch_unwind(AssertUnwindSafe(|| curbi::api::check_json(&body))) {
+        Ok(Ok(res)) => {
+            let text = if explain {
+                explain_text(&res)
+            } else if pretty {
+                serde_json::to_string_pretty(&res).unwrap_or_else(|_| res.to_json_string())
+            } else {
+                res.to_json_string()
+            };
+            (text, if res.pass() { 0 } else { 1 })
+        }
+        Ok(Err(e)) => (error_text(&e, pretty), EXIT_INVALID),
+        Err(_) => {
+            let e = Error::new(
+                ErrorCode::Internal,
+                "",
+                "the checker failed on this request; this is a bug, please report it with the input",
+            );
+            (error_text(&e, pretty), EXIT_INTERNAL)
+        }
+    };
+    match writeln!(io::stdout().lock(), "{out}") {
+        Ok(()) => ExitCode::from(status),
+        Err(e) => {
+            eprintln!("curbi: cannot write to stdout: {e}");
+            ExitCode::from(EXIT_INTERNAL)
+        }
+    }
+}
+
+/// The response for people: a verdict line, then one line per finding with its rule, span, text and why.
+fn explain_text(res: &curbi::api::Response) -> String {
+    use curbi::api::{Response, WireFinding};
+    let mut out = String::new();
+    let mut list = |label: &str, pass: bool, findings: &[WireFinding]| {
+        let verdict =
+            if pass { "pass (no configured rule fired)".to_owned() } else { format!("{} finding(s)", findings.len()) };
+        out.push_str(&format!("{label}{verdict}\n"));
+        for f in findings {
+            out.push_str(&format!(
+                "  {:<20} [{}, {})  {:<12} {}\n",
+                f.rule,
+                f.span[0],
+                f.span[1],
+                format!("{:?}", f.text),
+                f.why
+            ));
+        }
+    };
+    match res {
+        Response::One(r) => list("", r.pass, &r.findings),
+        Response::Batch(b) => {
+            for c in &b.results {
+                let label = match &c.id {
+                    Some(id) => format!("case {} ({id}): ", c.index),
+                    None => format!("case {}: ", c.index),
+                };
+                list(&label, c.pass, &c.findings);
+            }
+        }
+    }
+    out.trim_end().to_owned()
+}
+
+fn error_text(e: &Error, pretty: bool) -> String {
+    let doc = e.to_json();
+    if pretty { serde_json::to_string_pretty(&doc).unwrap_or_else(|_| doc.to_string()) } else { doc.to_string() }
+}
+
+fn serve_command(args: &[OsString]) -> ExitCode {
+    let mut addr = serve::DEFAULT_ADDR.to_owned();
+    let mut it = args.iter().map(|a| a.to_str());
+    while let Some(arg) = it.next() {
+        match arg {
+            Some("--addr") => match it.next() {
+                Some(Some(a)) => a.clone_into(&mut addr),
+                _ => return usage_error("serve: --addr needs HOST:PORT"),
+            },
+            Some("--help" | "-h") => return print_out(USAGE),
+            Some(a) => match a.strip_prefix("--addr=") {
+                Some(v) => v.clone_into(&mut addr),
+                None => return usage_error(&format!("serve: unknown argument {a}")),
+            },
+            None => return usage_error("serve: arguments must be UTF-8"),
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("curbi: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve::run(addr.as_str())) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("curbi: cannot serve on {addr}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

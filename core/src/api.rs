@@ -43,12 +43,7 @@ pub fn wire_findings(reply: &str, findings: Vec<Finding>) -> Vec<WireFinding> {
     findings
         .into_iter()
         .enumerate()
-        .map(|(i, f)| WireFinding {
-            rule: f.rule,
-            span: [u16[2 * i], u16[2 * i + 1]],
-            text: f.text,
-            why: f.why,
-        })
+        .map(|(i, f)| WireFinding { rule: f.rule, span: [u16[2 * i], u16[2 * i + 1]], text: f.text, why: f.why })
         .collect()
 }
 
@@ -106,10 +101,7 @@ impl Response {
     /// Compact JSON, the same bytes for the same input.
     pub fn to_json_string(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|e| {
-            format!(
-                "{{\"error\":{{\"code\":\"internal\",\"message\":{:?},\"path\":\"\"}}}}",
-                e.to_string()
-            )
+            format!("{{\"error\":{{\"code\":\"internal\",\"message\":{:?},\"path\":\"\"}}}}", e.to_string())
         })
     }
 }
@@ -152,16 +144,9 @@ pub fn run_compiled(
                 .iter()
                 .enumerate()
                 .map(|(index, c)| {
-                    let findings = wire_findings(
-                        &c.reply,
-                        policy.check(&c.reply, c.record.as_ref().or(record), version),
-                    );
-                    CaseResult {
-                        index,
-                        id: c.id.clone(),
-                        pass: findings.is_empty(),
-                        findings,
-                    }
+                    let findings =
+                        wire_findings(&c.reply, policy.check(&c.reply, c.record.as_ref().or(record), version));
+                    CaseResult { index, id: c.id.clone(), pass: findings.is_empty(), findings }
                 })
                 .collect();
             Response::Batch(BatchResponse {

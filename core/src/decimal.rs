@@ -201,22 +201,10 @@ mod tests {
     #[test]
     fn discounts_are_exact_then_cent_rounded() {
         // 15% off $49 = $41.65 exactly; 12.5% off $49 = $42.875 -> $42.88.
-        assert_eq!(
-            d("49").after_discount(d("15")),
-            Some((Some(d("41.65")), d("41.65")))
-        );
-        assert_eq!(
-            d("49").after_discount(d("12.5")),
-            Some((Some(d("42.875")), d("42.88")))
-        );
+        assert_eq!(d("49").after_discount(d("15")), Some((Some(d("41.65")), d("41.65"))));
+        assert_eq!(d("49").after_discount(d("12.5")), Some((Some(d("42.875")), d("42.88"))));
         // 1/3 off $10 = 6.666...: no exact millionths, rounds to $6.67.
-        assert_eq!(
-            d("10").after_discount(d("33.333333")).map(|p| p.1),
-            Some(d("6.67"))
-        );
-        assert_eq!(
-            d("49").percent_of(d("20")),
-            Some((Some(d("9.8")), d("9.8")))
-        );
+        assert_eq!(d("10").after_discount(d("33.333333")).map(|p| p.1), Some(d("6.67")));
+        assert_eq!(d("49").percent_of(d("20")), Some((Some(d("9.8")), d("9.8"))));
     }
 }

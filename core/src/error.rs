@@ -113,11 +113,7 @@ pub struct Error {
 
 impl Error {
     pub fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Error {
-            code,
-            message: message.into(),
-            path: path.into(),
-        }
+        Error { code, message: message.into(), path: path.into() }
     }
 
     /// `{"error":{"code","message","path"}}`, the error document on every surface.
@@ -129,11 +125,7 @@ impl Error {
 
     /// Reads a serde_json parse failure as `invalid_json`, keeping its line and column.
     pub fn from_json_error(e: &serde_json::Error) -> Self {
-        Error::new(
-            ErrorCode::InvalidJson,
-            "",
-            format!("request body is not valid JSON: {e}"),
-        )
+        Error::new(ErrorCode::InvalidJson, "", format!("request body is not valid JSON: {e}"))
     }
 }
 

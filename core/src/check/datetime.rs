@@ -40,11 +40,15 @@ const MONTHS: [(&str, u8); 23] = [
 ];
 
 fn month_of(word: &str) -> Option<u8> {
-    let w = word.to_ascii_lowercase();
-    if w == "dec" {
+    // Most words are not months: reject on length and first letter before comparing names.
+    let first = word.as_bytes().first()?.to_ascii_lowercase();
+    if word.len() < 3 || word.len() > 9 || !b"jfmasond".contains(&first) {
+        return None;
+    }
+    if word.eq_ignore_ascii_case("dec") {
         return Some(12);
     }
-    MONTHS.iter().find(|(n, _)| *n == w).map(|(_, m)| *m)
+    MONTHS.iter().find(|(n, _)| n.as_bytes()[0] == first && n.eq_ignore_ascii_case(word)).map(|(_, m)| *m)
 }
 
 fn digits_at(s: &[u8], i: usize) -> usize {
@@ -56,9 +60,7 @@ fn digits_at(s: &[u8], i: usize) -> usize {
 }
 
 fn num(s: &[u8], i: usize, n: usize) -> u32 {
-    s[i..i + n]
-        .iter()
-        .fold(0, |a, d| a * 10 + u32::from(d - b'0'))
+    s[i..i + n].iter().fold(0, |a, d| a * 10 + u32::from(d - b'0'))
 }
 
 fn alpha_at(s: &[u8], i: usize) -> bool {
@@ -79,11 +81,7 @@ fn meridiem(s: &[u8], i: usize) -> Option<(bool, usize)> {
         return Some((pm, i + 2));
     }
     if lower(0) == Some(b'.') && lower(1) == Some(b'm') {
-        let end = if rest.get(2) == Some(&b'.') {
-            i + 4
-        } else {
-            i + 3
-        };
+        let end = if rest.get(2) == Some(&b'.') { i + 4 } else { i + 3 };
         return Some((pm, end));
     }
     None
@@ -115,24 +113,15 @@ pub(crate) fn find_times(s: &str) -> Vec<Found<u16>> {
             if start > 0 && alpha_at(b, start - 1) {
                 continue;
             }
-            match s[start..i].to_ascii_lowercase().as_str() {
-                "noon" | "midday" => out.push(Found {
-                    start,
-                    end: i,
-                    value: 12 * 60,
-                }),
-                "midnight" => out.push(Found {
-                    start,
-                    end: i,
-                    value: 0,
-                }),
-                _ => {}
+            let w = &s[start..i];
+            if w.eq_ignore_ascii_case("noon") || w.eq_ignore_ascii_case("midday") {
+                out.push(Found { start, end: i, value: 12 * 60 });
+            } else if w.eq_ignore_ascii_case("midnight") {
+                out.push(Found { start, end: i, value: 0 });
             }
             continue;
         }
-        if !b[i].is_ascii_digit()
-            || (i > 0 && (alpha_at(b, i - 1) || matches!(b[i - 1], b':' | b'.' | b'/' | b',')))
-        {
+        if !b[i].is_ascii_digit() || (i > 0 && (alpha_at(b, i - 1) || matches!(b[i - 1], b':' | b'.' | b'/' | b','))) {
             i += 1;
             continue;
         }
@@ -150,21 +139,17 @@ pub(crate) fn find_times(s: &str) -> Vec<Found<u16>> {
             minute = Some(num(b, j + 1, 2));
             let after = j + 3;
             // Seconds after a colon time: 15:30:00.
-            let after =
-                if sep == Some(b':') && b.get(after) == Some(&b':') && digits_at(b, after + 1) == 2
-                {
-                    after + 3
-                } else {
-                    after
-                };
+            let after = if sep == Some(b':') && b.get(after) == Some(&b':') && digits_at(b, after + 1) == 2 {
+                after + 3
+            } else {
+                after
+            };
             j = after;
         }
         let mer = meridiem(b, j);
         let value = match (minute, mer, sep) {
             (Some(m), Some((pm, _)), _) if m < 60 => to_24h(h, pm).map(|h| h * 60 + m),
-            (Some(m), None, Some(b':'))
-                if m < 60 && h < 24 && !b.get(j).is_some_and(u8::is_ascii_digit) =>
-            {
+            (Some(m), None, Some(b':')) if m < 60 && h < 24 && !b.get(j).is_some_and(u8::is_ascii_digit) => {
                 Some(h * 60 + m)
             }
             (None, Some((pm, _)), _) => to_24h(h, pm).map(|h| h * 60),
@@ -172,19 +157,11 @@ pub(crate) fn find_times(s: &str) -> Vec<Found<u16>> {
         };
         match (value, mer) {
             (Some(v), Some((_, end))) => {
-                out.push(Found {
-                    start,
-                    end,
-                    value: v as u16,
-                });
+                out.push(Found { start, end, value: v as u16 });
                 i = end;
             }
             (Some(v), None) => {
-                out.push(Found {
-                    start,
-                    end: j,
-                    value: v as u16,
-                });
+                out.push(Found { start, end: j, value: v as u16 });
                 i = j;
             }
             _ => i = j.max(i + 1),
@@ -195,11 +172,7 @@ pub(crate) fn find_times(s: &str) -> Vec<Found<u16>> {
 
 fn ordinal_end(b: &[u8], j: usize) -> usize {
     let two = |x: &[u8]| b.get(j..j + 2).is_some_and(|w| w.eq_ignore_ascii_case(x));
-    if (two(b"st") || two(b"nd") || two(b"rd") || two(b"th")) && !alpha_at(b, j + 2) {
-        j + 2
-    } else {
-        j
-    }
+    if (two(b"st") || two(b"nd") || two(b"rd") || two(b"th")) && !alpha_at(b, j + 2) { j + 2 } else { j }
 }
 
 /// A year after a day: `, 2026` or ` 2026`.
@@ -226,8 +199,7 @@ pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        let boundary =
-            i == 0 || !(alpha_at(b, i - 1) || matches!(b[i - 1], b'/' | b'-' | b'.' | b':'));
+        let boundary = i == 0 || !(alpha_at(b, i - 1) || matches!(b[i - 1], b'/' | b'-' | b'.' | b':'));
         if b[i].is_ascii_alphabetic() {
             let start = i;
             while i < b.len() && b[i].is_ascii_alphabetic() {
@@ -246,11 +218,7 @@ pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
                 if b.get(j) == Some(&b' ') {
                     j += 1;
                     let dd = digits_at(b, j);
-                    if (1..=2).contains(&dd)
-                        && !b
-                            .get(j + dd)
-                            .is_some_and(|c| c.is_ascii_digit() || *c == b':')
-                    {
+                    if (1..=2).contains(&dd) && !b.get(j + dd).is_some_and(|c| c.is_ascii_digit() || *c == b':') {
                         let d = num(b, j, dd);
                         let mut end = ordinal_end(b, j + dd);
                         if !alpha_at(b, end) && valid(u32::from(m), d) {
@@ -258,11 +226,7 @@ pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
                                 end = e;
                                 y
                             });
-                            out.push(Found {
-                                start,
-                                end,
-                                value: (year, m, d as u8),
-                            });
+                            out.push(Found { start, end, value: (year, m, d as u8) });
                             i = end;
                         }
                     }
@@ -285,11 +249,7 @@ pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
         {
             let (y, m, d) = (num(b, i, 4), num(b, i + 5, 2), num(b, i + 8, 2));
             if valid(m, d) && !b.get(i + 10).is_some_and(u8::is_ascii_digit) {
-                out.push(Found {
-                    start,
-                    end: i + 10,
-                    value: (Some(y as u16), m as u8, d as u8),
-                });
+                out.push(Found { start, end: i + 10, value: (Some(y as u16), m as u8, d as u8) });
                 i += 10;
                 continue;
             }
@@ -310,11 +270,7 @@ pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
                     }
                 }
                 if valid(m, d) && !b.get(end).is_some_and(|c| c.is_ascii_digit() || *c == b'/') {
-                    out.push(Found {
-                        start,
-                        end,
-                        value: (year, m as u8, d as u8),
-                    });
+                    out.push(Found { start, end, value: (year, m as u8, d as u8) });
                     i = end;
                     continue;
                 }
@@ -344,11 +300,7 @@ pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
                         end = e;
                         y
                     });
-                    out.push(Found {
-                        start,
-                        end,
-                        value: (year, m, d as u8),
-                    });
+                    out.push(Found { start, end, value: (year, m, d as u8) });
                     i = end;
                     continue;
                 }
@@ -372,7 +324,7 @@ pub(crate) fn parse_fact_time(s: &str) -> Option<u16> {
 pub(crate) fn parse_fact_date(s: &str) -> Option<Date> {
     let t = s.trim();
     let t = match t.find('T') {
-        Some(i) if i == 10 => &t[..10],
+        Some(10) => &t[..10],
         _ => t,
     };
     match find_dates(t).as_slice() {
@@ -386,68 +338,39 @@ mod tests {
     use super::*;
 
     fn times(s: &str) -> Vec<(&str, u16)> {
-        find_times(s)
-            .iter()
-            .map(|f| (&s[f.start..f.end], f.value))
-            .collect()
+        find_times(s).iter().map(|f| (&s[f.start..f.end], f.value)).collect()
     }
 
     fn dates(s: &str) -> Vec<(&str, Date)> {
-        find_dates(s)
-            .iter()
-            .map(|f| (&s[f.start..f.end], f.value))
-            .collect()
+        find_dates(s).iter().map(|f| (&s[f.start..f.end], f.value)).collect()
     }
 
     #[test]
     fn clock_times() {
-        assert_eq!(
-            times("at 3:30 PM or 15:30 or 3.30pm"),
-            [("3:30 PM", 930), ("15:30", 930), ("3.30pm", 930)]
-        );
+        assert_eq!(times("at 3:30 PM or 15:30 or 3.30pm"), [("3:30 PM", 930), ("15:30", 930), ("3.30pm", 930)]);
         assert_eq!(
             times("3pm, 11 a.m., noon, midnight"),
-            [
-                ("3pm", 900),
-                ("11 a.m.", 660),
-                ("noon", 720),
-                ("midnight", 0)
-            ]
+            [("3pm", 900), ("11 a.m.", 660), ("noon", 720), ("midnight", 0)]
         );
-        assert_eq!(
-            times("12 AM and 12 PM and 12:30 am"),
-            [("12 AM", 0), ("12 PM", 720), ("12:30 am", 30)]
-        );
+        assert_eq!(times("12 AM and 12 PM and 12:30 am"), [("12 AM", 0), ("12 PM", 720), ("12:30 am", 30)]);
         assert_eq!(times("15:30:00"), [("15:30:00", 930)]);
     }
 
     #[test]
     fn durations_and_decimals_are_not_times() {
-        assert!(
-            times("arrive 10 minutes early, in 2 hours, $49.99, 99.9% uptime, 25:00, 3.5 stars")
-                .is_empty()
-        );
+        assert!(times("arrive 10 minutes early, in 2 hours, $49.99, 99.9% uptime, 25:00, 3.5 stars").is_empty());
         assert!(times("13 pm").is_empty());
     }
 
     #[test]
     fn date_forms() {
         assert_eq!(dates("Tuesday, Nov 3 at noon"), [("Nov 3", (None, 11, 3))]);
-        assert_eq!(
-            dates("November 3rd, 2026"),
-            [("November 3rd, 2026", (Some(2026), 11, 3))]
-        );
+        assert_eq!(dates("November 3rd, 2026"), [("November 3rd, 2026", (Some(2026), 11, 3))]);
         assert_eq!(
             dates("3 November 2026 or 2026-11-03"),
-            [
-                ("3 November 2026", (Some(2026), 11, 3)),
-                ("2026-11-03", (Some(2026), 11, 3))
-            ]
+            [("3 November 2026", (Some(2026), 11, 3)), ("2026-11-03", (Some(2026), 11, 3))]
         );
-        assert_eq!(
-            dates("11/03 and 11/3/2026"),
-            [("11/03", (None, 11, 3)), ("11/3/2026", (Some(2026), 11, 3))]
-        );
+        assert_eq!(dates("11/03 and 11/3/2026"), [("11/03", (None, 11, 3)), ("11/3/2026", (Some(2026), 11, 3))]);
         assert!(dates("24/7 support, 5/35, you may 3").is_empty());
     }
 
@@ -458,10 +381,7 @@ mod tests {
         assert_eq!(parse_fact_time("noon"), Some(720));
         assert_eq!(parse_fact_time("half past three"), None);
         assert_eq!(parse_fact_date("2026-11-03"), Some((Some(2026), 11, 3)));
-        assert_eq!(
-            parse_fact_date("2026-11-03T15:00Z"),
-            Some((Some(2026), 11, 3))
-        );
+        assert_eq!(parse_fact_date("2026-11-03T15:00Z"), Some((Some(2026), 11, 3)));
         assert_eq!(parse_fact_date("Nov 3"), Some((None, 11, 3)));
         assert_eq!(parse_fact_date("tomorrow"), None);
     }

@@ -26,23 +26,15 @@ pub(crate) enum ClaimKind {
 const AFTER: &[&str] = &["off", "discount", "discounted"];
 const SAVE: &[&str] = &["save", "saves", "saving"];
 
-/// The token right after token `k`, if only spaces or a hyphen separate them.
+/// The token right after token `k`, if only spaces, a hyphen or a percent sign separate them.
 fn next_adjacent(text: &Text<'_>, k: usize) -> Option<usize> {
     let n = k + 1;
-    (n < text.toks.len()
-        && text
-            .gap(k, n)
-            .chars()
-            .all(|c| c == ' ' || c == '-' || c == '\u{a0}'))
-    .then_some(n)
+    (n < text.toks.len() && text.gap(k, n).chars().all(|c| matches!(c, ' ' | '-' | '%' | '\u{a0}'))).then_some(n)
 }
 
 fn prev_adjacent(text: &Text<'_>, k: usize) -> Option<usize> {
     let p = k.checked_sub(1)?;
-    text.gap(p, k)
-        .chars()
-        .all(|c| c == ' ' || c == '\u{a0}' || c == '$')
-        .then_some(p)
+    text.gap(p, k).chars().all(|c| c == ' ' || c == '\u{a0}' || c == '$').then_some(p)
 }
 
 /// The claim's opening word if the amount at token `first` is introduced by "save [up to]" or "discount of".
@@ -121,26 +113,15 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
             if let Some((pend, ptok)) = pct_end
                 && let Ok(p) = Dec::parse(&s[tok.start..num_end])
             {
-                let after = next_adjacent(text, ptok).filter(|&n| {
-                    AFTER.contains(&text.word_at(n)) && text.toks[n].start <= pend + 2
-                });
+                let after = next_adjacent(text, ptok)
+                    .filter(|&n| AFTER.contains(&text.word_at(n)) && text.toks[n].start <= pend + 2);
                 if let Some(n) = after {
-                    out.push(Claim {
-                        start: tok.start,
-                        end: text.toks[n].end,
-                        tok: i,
-                        kind: ClaimKind::Percent(p),
-                    });
+                    out.push(Claim { start: tok.start, end: text.toks[n].end, tok: i, kind: ClaimKind::Percent(p) });
                     i = n + 1;
                     continue;
                 }
                 if let Some(l) = lead_in(text, i) {
-                    out.push(Claim {
-                        start: text.toks[l].start,
-                        end: pend,
-                        tok: i,
-                        kind: ClaimKind::Percent(p),
-                    });
+                    out.push(Claim { start: text.toks[l].start, end: pend, tok: i, kind: ClaimKind::Percent(p) });
                     i = ptok + 1;
                     continue;
                 }
@@ -153,25 +134,13 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
         let Some(first) = text.tok_containing(m.digits) else {
             continue;
         };
-        let last = text
-            .tok_containing(m.end.saturating_sub(1))
-            .unwrap_or(first);
-        if let Some(n) = next_adjacent(text, last)
-            .filter(|&n| AFTER.contains(&text.word_at(n)) && text.toks[n].start <= m.end + 1)
+        let last = text.tok_containing(m.end.saturating_sub(1)).unwrap_or(first);
+        if let Some(n) =
+            next_adjacent(text, last).filter(|&n| AFTER.contains(&text.word_at(n)) && text.toks[n].start <= m.end + 1)
         {
-            out.push(Claim {
-                start: m.start,
-                end: text.toks[n].end,
-                tok: first,
-                kind: ClaimKind::Dollars(mi),
-            });
+            out.push(Claim { start: m.start, end: text.toks[n].end, tok: first, kind: ClaimKind::Dollars(mi) });
         } else if let Some(l) = lead_in(text, first).filter(|_| m.start > 0) {
-            out.push(Claim {
-                start: text.toks[l].start,
-                end: m.end,
-                tok: first,
-                kind: ClaimKind::Dollars(mi),
-            });
+            out.push(Claim { start: text.toks[l].start, end: m.end, tok: first, kind: ClaimKind::Dollars(mi) });
         }
     }
     out.sort_by_key(|c| c.start);

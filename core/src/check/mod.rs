@@ -77,12 +77,7 @@ impl CompiledPolicy {
                 MatchMode::Prefix => Mode::Prefix,
             };
             for p in &f.phrases {
-                add(
-                    &mut matcher,
-                    text::phrase_words(p),
-                    mode,
-                    Target::Forbid { rule },
-                );
+                add(&mut matcher, text::phrase_words(p), mode, Target::Forbid { rule });
             }
         }
         let mut items = Vec::with_capacity(policy.prices.len());
@@ -97,27 +92,13 @@ impl CompiledPolicy {
             // Items with no approved amount cannot tie an amount to anything, so they are not matched.
             if !p.amounts.is_empty() {
                 for n in std::iter::once(&p.item).chain(&p.aliases) {
-                    add(
-                        &mut matcher,
-                        text::phrase_words(n),
-                        Mode::Exact,
-                        Target::Item { item: i },
-                    );
+                    add(&mut matcher, text::phrase_words(n), Mode::Exact, Target::Item { item: i });
                 }
             }
-            items.push(Item {
-                name: p.item.clone(),
-                amounts: p.amounts.clone(),
-                names,
-            });
+            items.push(Item { name: p.item.clone(), amounts: p.amounts.clone(), names });
         }
         for (action, (verb, _)) in policy.actions.iter().enumerate() {
-            add(
-                &mut matcher,
-                vec![verb.clone()],
-                Mode::Exact,
-                Target::Action { action },
-            );
+            add(&mut matcher, vec![verb.clone()], Mode::Exact, Target::Action { action });
         }
         let discounts = policy
             .discounts
@@ -126,19 +107,11 @@ impl CompiledPolicy {
                 percent: d.percent,
                 items: d.items.as_ref().map(|names| {
                     let folded: Vec<String> = names.iter().map(|n| text::fold(n.trim())).collect();
-                    (0..items.len())
-                        .filter(|&i| items[i].names.iter().any(|n| folded.contains(n)))
-                        .collect()
+                    (0..items.len()).filter(|&i| items[i].names.iter().any(|n| folded.contains(n))).collect()
                 }),
             })
             .collect();
-        CompiledPolicy {
-            policy,
-            matcher,
-            targets,
-            items,
-            discounts,
-        }
+        CompiledPolicy { policy, matcher, targets, items, discounts }
     }
 
     /// The policy this was compiled from.
@@ -148,12 +121,7 @@ impl CompiledPolicy {
 
     /// Checks one reply against this policy and a caller-supplied record. Findings are sorted by span start, then
     /// rule; the same input always gives the same findings.
-    pub fn check(
-        &self,
-        reply: &str,
-        record: Option<&Record>,
-        version: CheckerVersion,
-    ) -> Vec<Finding> {
+    pub fn check(&self, reply: &str, record: Option<&Record>, version: CheckerVersion) -> Vec<Finding> {
         rules::check(self, reply, record, version)
     }
 }

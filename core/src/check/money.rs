@@ -3,7 +3,7 @@
 //! A number is money only with a currency marker, so phone, order and suite numbers, versions, card endings,
 //! "5–7 business days" and "99.9% uptime" never are. Amounts are exact decimals.
 
-use crate::decimal::{Dec, SCALE};
+use crate::decimal::{Dec, MAX_UNITS, SCALE};
 use crate::policy::CheckerVersion;
 
 /// The currency an amount is stated in.
@@ -97,8 +97,14 @@ fn code_currency(word: &str) -> Option<Currency> {
 
 /// Words after a number: `49 dollars`, `5 euros`, `99 cents`. Returns the currency and whether it is cents.
 fn word_currency(word: &str) -> Option<(Currency, bool)> {
-    let lower = word.to_ascii_lowercase();
-    Some(match lower.as_str() {
+    if word.len() > 7 {
+        return None;
+    }
+    let mut buf = [0u8; 7];
+    buf[..word.len()].copy_from_slice(word.as_bytes());
+    buf.make_ascii_lowercase();
+    let lower = std::str::from_utf8(&buf[..word.len()]).unwrap_or("");
+    Some(match lower {
         "dollar" | "dollars" | "bucks" | "buck" => (Currency::Usd, false),
         "cent" | "cents" => (Currency::Usd, true),
         "euro" | "euros" => (Currency::Other("EUR"), false),
@@ -130,45 +136,47 @@ fn is_alnum_at(s: &str, i: usize) -> bool {
 fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
     let b = s.as_bytes();
     let mut j = i;
-    let mut int_digits = String::new();
+    // Millionths, accumulated exactly; `None` once the number no longer fits or is too precise.
+    let mut units: Option<i128> = Some(0);
+    let push = |units: &mut Option<i128>, d: u8| {
+        *units = units.and_then(|u| u.checked_mul(10)).and_then(|u| u.checked_add(i128::from(d - b'0')));
+    };
     while j < b.len() && b[j].is_ascii_digit() {
-        int_digits.push(b[j] as char);
+        push(&mut units, b[j]);
         j += 1;
     }
+    let int_len = j - i;
     // Thousands groups: exactly three digits after each comma, and the first group at most three digits.
-    if !int_digits.is_empty() && int_digits.len() <= 3 {
+    if (1..=3).contains(&int_len) {
         while j + 3 < b.len()
             && b[j] == b','
             && b[j + 1..j + 4].iter().all(u8::is_ascii_digit)
             && !b.get(j + 4).is_some_and(u8::is_ascii_digit)
         {
-            int_digits.push_str(&s[j + 1..j + 4]);
+            for &d in &b[j + 1..j + 4] {
+                push(&mut units, d);
+            }
             j += 4;
         }
     }
-    let mut frac = "";
+    let mut frac_len = 0usize;
     if j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
-        let fs = j + 1;
-        let mut k = fs;
-        while k < b.len() && b[k].is_ascii_digit() {
-            k += 1;
+        j += 1;
+        while j < b.len() && b[j].is_ascii_digit() {
+            if frac_len < 6 {
+                push(&mut units, b[j]);
+            } else if b[j] != b'0' {
+                units = None;
+            }
+            frac_len += 1;
+            j += 1;
         }
-        frac = &s[fs..k];
-        j = k;
     }
-    if int_digits.is_empty() && frac.is_empty() {
+    if int_len == 0 && frac_len == 0 {
         return None;
     }
-    let mut value = Dec::parse(&format!(
-        "{}.{}",
-        if int_digits.is_empty() {
-            "0"
-        } else {
-            &int_digits
-        },
-        if frac.is_empty() { "0" } else { frac }
-    ))
-    .ok();
+    let scale = 10i128.pow(6 - frac_len.min(6) as u32);
+    let mut value = units.and_then(|u| u.checked_mul(scale)).filter(|&u| u <= MAX_UNITS * SCALE).map(Dec);
     if version >= CheckerVersion::V2026_11_01 {
         // Magnitudes glued to the number (`$10k`, `$1.5M`, `$2bn`) or spelled out (`$2 million`).
         let glued = ascii_word_at(s, j);
@@ -178,21 +186,18 @@ fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
             "bn" | "B" => Some((1_000_000_000, glued.len())),
             _ => None,
         }
-        .filter(|_| !is_alnum_at(s, j + glued.len()) || glued.is_empty());
+        .filter(|_| !is_alnum_at(s, j + glued.len()));
         let spelled = if mult.is_none() && b.get(j) == Some(&b' ') {
-            match ascii_word_at(s, j + 1).to_ascii_lowercase().as_str() {
-                "thousand" => Some((1_000, 9)),
-                "million" => Some((1_000_000, 8)),
-                "billion" => Some((1_000_000_000, 8)),
-                _ => None,
-            }
+            let w = ascii_word_at(s, j + 1);
+            [("thousand", 1_000), ("million", 1_000_000), ("billion", 1_000_000_000)]
+                .into_iter()
+                .find(|(name, _)| w.eq_ignore_ascii_case(name))
+                .map(|(name, m)| (m, name.len() + 1))
         } else {
             None
         };
         if let Some((m, len)) = mult.or(spelled) {
-            value = value
-                .and_then(|v| v.checked_mul_int(m))
-                .filter(|v| v.0 <= crate::decimal::MAX_UNITS * SCALE);
+            value = value.and_then(|v| v.checked_mul_int(m)).filter(|v| v.0 <= MAX_UNITS * SCALE);
             j += len;
         }
     }
@@ -202,9 +207,7 @@ fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
 /// Whether a number starts at `i` (a digit, or `.` then a digit), not glued to a word or another number.
 fn number_starts(s: &str, i: usize) -> bool {
     let b = s.as_bytes();
-    let starts =
-        b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit));
-    starts
+    b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
 }
 
 fn skip_space(s: &str, i: usize) -> usize {
@@ -239,11 +242,7 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 while k > 0 && b[k - 1].is_ascii_uppercase() {
                     k -= 1;
                 }
-                let free_standing = k == 0
-                    || !s[..k]
-                        .chars()
-                        .next_back()
-                        .is_some_and(char::is_alphanumeric);
+                let free_standing = k == 0 || !s[..k].chars().next_back().is_some_and(char::is_alphanumeric);
                 if k < i
                     && free_standing
                     && let Some(pc) = dollar_prefix(&s[k..i])
@@ -257,11 +256,7 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 prefix = Some((start, n, cur));
             }
         } else if c.is_ascii_alphabetic()
-            && (i == 0
-                || !is_alnum_at(
-                    s,
-                    s[..i].chars().next_back().map_or(0, |p| i - p.len_utf8()),
-                ))
+            && (i == 0 || !is_alnum_at(s, s[..i].chars().next_back().map_or(0, |p| i - p.len_utf8())))
         {
             let w = ascii_word_at(s, i);
             if let Some(cur) = code_currency(w) {
@@ -278,13 +273,7 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
         }
         if let Some((start, n, cur)) = prefix {
             if let Some(num) = read_number(s, n, version) {
-                let money = Money {
-                    start,
-                    end: num.end,
-                    digits: n,
-                    amount: num.value,
-                    currency: cur,
-                };
+                let money = Money { start, end: num.end, digits: n, amount: num.value, currency: cur };
                 out.push(money);
                 i = range_tail(s, num.end, money, version, &mut out);
                 continue;
@@ -303,18 +292,8 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 continue;
             };
             if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end) {
-                let amount = if cents {
-                    num.value.map(|v| Dec(v.0 / 100))
-                } else {
-                    num.value
-                };
-                out.push(Money {
-                    start: i,
-                    end,
-                    digits: i,
-                    amount,
-                    currency: cur,
-                });
+                let amount = if cents { num.value.map(|v| Dec(v.0 / 100)) } else { num.value };
+                out.push(Money { start: i, end, digits: i, amount, currency: cur });
             }
             i = num.end.max(i + 1);
             continue;
@@ -341,7 +320,7 @@ fn suffix_currency(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
             if w == "US" {
                 let m = skip_space(s, n + 2);
                 let w2 = ascii_word_at(s, m);
-                if matches!(w2.to_ascii_lowercase().as_str(), "dollar" | "dollars") {
+                if w2.eq_ignore_ascii_case("dollar") || w2.eq_ignore_ascii_case("dollars") {
                     return Some((m + w2.len(), Currency::Usd, false));
                 }
             }
@@ -352,13 +331,7 @@ fn suffix_currency(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
 
 /// After an amount: a range's second end without its own marker (`$49–99`, `$49 - 99`, `$49 to 99`) is money in
 /// the same currency. Returns where scanning continues.
-fn range_tail(
-    s: &str,
-    end: usize,
-    first: Money,
-    version: CheckerVersion,
-    out: &mut Vec<Money>,
-) -> usize {
+fn range_tail(s: &str, end: usize, first: Money, version: CheckerVersion, out: &mut Vec<Money>) -> usize {
     let b = s.as_bytes();
     let mut j = skip_space(s, end);
     let rest = &s[j..];
@@ -388,20 +361,11 @@ fn range_tail(
     }
     if s[after..].chars().next().is_some_and(char::is_alphabetic) {
         let w = ascii_word_at(s, after).to_ascii_lowercase();
-        if !matches!(
-            w.as_str(),
-            "a" | "per" | "each" | "for" | "and" | "or" | "in" | "with" | "monthly" | "yearly"
-        ) {
+        if !matches!(w.as_str(), "a" | "per" | "each" | "for" | "and" | "or" | "in" | "with" | "monthly" | "yearly") {
             return end;
         }
     }
-    out.push(Money {
-        start: j,
-        end: num.end,
-        digits: j,
-        amount: num.value,
-        currency: first.currency,
-    });
+    out.push(Money { start: j, end: num.end, digits: j, amount: num.value, currency: first.currency });
     num.end
 }
 
@@ -430,28 +394,17 @@ mod tests {
                     Currency::Usd => "USD",
                     Currency::Other(c) => c,
                 };
-                (
-                    &s[m.start..m.end],
-                    m.amount.map_or("?".into(), |a| a.plain()),
-                    cur,
-                )
+                (&s[m.start..m.end], m.amount.map_or("?".into(), |a| a.plain()), cur)
             })
             .collect()
     }
 
     #[test]
     fn dollar_forms() {
-        assert_eq!(
-            spans("Starter is $99 a month."),
-            [("$99", "99".into(), "USD")]
-        );
+        assert_eq!(spans("Starter is $99 a month."), [("$99", "99".into(), "USD")]);
         assert_eq!(
             spans("$49.00, $1,299 and $.99"),
-            [
-                ("$49.00", "49".into(), "USD"),
-                ("$1,299", "1299".into(), "USD"),
-                ("$.99", "0.99".into(), "USD")
-            ]
+            [("$49.00", "49".into(), "USD"), ("$1,299", "1299".into(), "USD"), ("$.99", "0.99".into(), "USD")]
         );
         assert_eq!(
             spans("49 dollars or USD 49 or US$49 or $49/mo"),
@@ -462,30 +415,15 @@ mod tests {
                 ("$49", "49".into(), "USD"),
             ]
         );
-        assert_eq!(
-            spans("$10k and $1.5M"),
-            [
-                ("$10k", "10000".into(), "USD"),
-                ("$1.5M", "1500000".into(), "USD")
-            ]
-        );
+        assert_eq!(spans("$10k and $1.5M"), [("$10k", "10000".into(), "USD"), ("$1.5M", "1500000".into(), "USD")]);
         assert_eq!(spans("99 cents"), [("99 cents", "0.99".into(), "USD")]);
     }
 
     #[test]
     fn ranges() {
-        assert_eq!(
-            spans("$49–$99"),
-            [("$49", "49".into(), "USD"), ("$99", "99".into(), "USD")]
-        );
-        assert_eq!(
-            spans("$49-99 a month"),
-            [("$49", "49".into(), "USD"), ("99", "99".into(), "USD")]
-        );
-        assert_eq!(
-            spans("from $49 to 149."),
-            [("$49", "49".into(), "USD"), ("149", "149".into(), "USD")]
-        );
+        assert_eq!(spans("$49–$99"), [("$49", "49".into(), "USD"), ("$99", "99".into(), "USD")]);
+        assert_eq!(spans("$49-99 a month"), [("$49", "49".into(), "USD"), ("99", "99".into(), "USD")]);
+        assert_eq!(spans("from $49 to 149."), [("$49", "49".into(), "USD"), ("149", "149".into(), "USD")]);
         assert_eq!(spans("$49 - 10% off"), [("$49", "49".into(), "USD")]);
     }
 
@@ -532,5 +470,19 @@ mod tests {
         assert_eq!(parse_fact_money("USD 1,299"), Dec::parse("1299").ok());
         assert_eq!(parse_fact_money("€50"), None);
         assert_eq!(parse_fact_money("soon"), None);
+    }
+
+    proptest::proptest! {
+        /// Any amount written the way customers write it reads back exactly: `$1,299.05` is 129905 cents.
+        #[test]
+        fn written_amounts_read_back(cents in 0u64..10_000_000_000, grouped: bool, sep in "[ .,!?]?") {
+            let d = Dec(i128::from(cents) * 10_000);
+            let text = if grouped { d.dollars() } else { format!("${}", d.plain()) };
+            let reply = format!("Pro is {text}{sep} ok");
+            let found = find(&reply, CheckerVersion::CURRENT);
+            proptest::prop_assert_eq!(found.len(), 1, "{}", reply);
+            proptest::prop_assert_eq!(found[0].amount, Some(d));
+            proptest::prop_assert_eq!(&reply[found[0].start..found[0].end], text.as_str());
+        }
     }
 }

@@ -61,7 +61,7 @@ pub(crate) fn word_matches(t: &str, w: &str, mode: Mode) -> bool {
 
 /// Candidate phrase words that reply word `t` could be an ending-form of. Some need an allocation (`+e`, `+y`),
 /// which goes into `buf`; the rest are slices of `t`.
-fn stems<'t>(t: &'t str, f: &mut impl FnMut(&str)) {
+fn stems(t: &str, f: &mut impl FnMut(&str)) {
     f(t);
     for suf in ["'s", "s'", "s", "es", "d", "ed", "ing"] {
         if let Some(s) = t.strip_suffix(suf)
@@ -139,19 +139,7 @@ impl Matcher {
 
     fn matches_at(&self, text: &Text<'_>, i: usize, id: usize) -> Option<Match> {
         let p = &self.phrases[id];
-        let sentence = text.toks[i].sentence;
-        for (j, w) in p.words.iter().enumerate() {
-            let k = i + j;
-            let tok = text.toks.get(k)?;
-            if tok.sentence != sentence || !word_matches(text.word(tok), w, p.mode) {
-                return None;
-            }
-        }
-        Some(Match {
-            first: i,
-            last: i + p.words.len() - 1,
-            entry: id,
-        })
+        match_words(text, i, &p.words, p.mode).map(|last| Match { first: i, last, entry: id })
     }
 
     /// Every match, ordered by first token then entry.
@@ -190,17 +178,38 @@ impl Matcher {
     }
 }
 
+/// Whether `words` match the reply's tokens from `i` on, within one sentence; returns the last token.
+fn match_words(text: &Text<'_>, i: usize, words: &[String], mode: Mode) -> Option<usize> {
+    let sentence = text.toks[i].sentence;
+    for (j, w) in words.iter().enumerate() {
+        let tok = text.toks.get(i + j)?;
+        if tok.sentence != sentence || !word_matches(text.word(tok), w, mode) {
+            return None;
+        }
+    }
+    words.len().checked_sub(1).map(|n| i + n)
+}
+
+/// Every occurrence of one phrase, as (first, last) tokens; for the few phrases that are not worth an index.
+pub(crate) fn find_phrase<'t>(
+    text: &'t Text<'_>,
+    words: &'t [String],
+    mode: Mode,
+) -> impl Iterator<Item = (usize, usize)> + 't {
+    (0..text.toks.len()).filter_map(move |i| match_words(text, i, words, mode).map(|last| (i, last)))
+}
+
 /// Words that negate what follows them.
 const CUES: &[&str] = &[
-    "not", "no", "never", "cannot", "without", "nor", "neither", "none", "nothing", "nobody",
-    "unable", "dont", "doesnt", "didnt", "cant", "wont", "isnt", "arent", "wasnt", "werent",
-    "havent", "hasnt", "hadnt", "couldnt", "wouldnt", "shouldnt",
+    "not", "no", "never", "cannot", "without", "nor", "neither", "none", "nothing", "nobody", "unable", "dont",
+    "doesnt", "didnt", "cant", "wont", "isnt", "arent", "wasnt", "werent", "havent", "hasnt", "hadnt", "couldnt",
+    "wouldnt", "shouldnt",
 ];
 
 /// Auxiliaries between a phrase and a cue after it: "refunds are not available".
 const AUX_AFTER: &[&str] = &[
-    "is", "are", "was", "were", "will", "would", "can", "could", "does", "do", "did", "has",
-    "have", "be", "been", "may", "might",
+    "is", "are", "was", "were", "will", "would", "can", "could", "does", "do", "did", "has", "have", "be", "been",
+    "may", "might",
 ];
 
 fn is_cue(w: &str) -> bool {
@@ -211,15 +220,9 @@ fn is_cue(w: &str) -> bool {
 fn pseudo_negation(text: &Text<'_>, k: usize) -> bool {
     let next = |n: usize| text.toks.get(k + n).map(|t| text.word(t)).unwrap_or("");
     match text.word_at(k) {
-        "not" => {
-            matches!(next(1), "only" | "just" | "merely" | "simply")
-                || (next(1) == "to" && next(2) == "mention")
-        }
+        "not" => matches!(next(1), "only" | "just" | "merely" | "simply") || (next(1) == "to" && next(2) == "mention"),
         "no" => matches!(next(1), "doubt" | "wonder" | "matter"),
-        "without" => {
-            matches!(next(1), "doubt" | "question" | "fail")
-                || (next(1) == "a" && next(2) == "doubt")
-        }
+        "without" => matches!(next(1), "doubt" | "question" | "fail") || (next(1) == "a" && next(2) == "doubt"),
         "nothing" => next(1) == "but",
         _ => false,
     }
@@ -243,32 +246,20 @@ pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, version: Check
         }
     }
     if version >= CheckerVersion::V2026_11_01 {
-        let same = |k: usize| {
-            text.toks
-                .get(k)
-                .is_some_and(|t| t.clause == text.toks[last].clause)
-        };
+        let same = |k: usize| text.toks.get(k).is_some_and(|t| t.clause == text.toks[last].clause);
         let k = last + 1;
         if same(k) && negating_cue(text, k) {
             return true;
         }
-        if same(k)
-            && same(k + 1)
-            && AUX_AFTER.contains(&text.word_at(k))
-            && negating_cue(text, k + 1)
-        {
+        if same(k) && same(k + 1) && AUX_AFTER.contains(&text.word_at(k)) && negating_cue(text, k + 1) {
             return true;
         }
     }
     false
 }
 
-const AUX_BEFORE: &[&str] = &[
-    "be", "been", "being", "get", "got", "gets", "getting", "have", "has", "had",
-];
-const MODALS: &[&str] = &[
-    "will", "would", "can", "could", "should", "may", "might", "must", "shall", "to",
-];
+const AUX_BEFORE: &[&str] = &["be", "been", "being", "get", "got", "gets", "getting", "have", "has", "had"];
+const MODALS: &[&str] = &["will", "would", "can", "could", "should", "may", "might", "must", "shall", "to"];
 const CONDITIONALS: &[&str] = &["if", "unless", "whether", "once"];
 
 /// Whether an action verb at token `i` is an affirmative claim that it happened: not negated ("I haven't refunded
@@ -292,11 +283,7 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, version: CheckerVersi
     }
     let mut k = i;
     let mut skipped = 0;
-    while k > 0
-        && skipped < 3
-        && AUX_BEFORE.contains(&text.word_at(k - 1))
-        && text.toks[k - 1].clause == tok.clause
-    {
+    while k > 0 && skipped < 3 && AUX_BEFORE.contains(&text.word_at(k - 1)) && text.toks[k - 1].clause == tok.clause {
         k -= 1;
         skipped += 1;
     }
@@ -315,13 +302,7 @@ mod tests {
 
     #[test]
     fn english_endings() {
-        for t in [
-            "guarantee",
-            "guarantees",
-            "guaranteed",
-            "guaranteeing",
-            "guarantee's",
-        ] {
+        for t in ["guarantee", "guarantees", "guaranteed", "guaranteeing", "guarantee's"] {
             assert!(word_matches(t, "guarantee", Mode::Endings), "{t}");
         }
         assert!(word_matches("shipped", "ship", Mode::Endings));
@@ -337,42 +318,22 @@ mod tests {
     fn neg(s: &str, phrase: &str) -> Vec<bool> {
         let text = Text::new(s);
         let mut m = Matcher::default();
-        m.add(Phrase {
-            words: super::super::text::phrase_words(phrase),
-            mode: Mode::Endings,
-        });
+        m.add(Phrase { words: super::super::text::phrase_words(phrase), mode: Mode::Endings });
         let mut out = Vec::new();
         m.find_all(&text, &mut out);
-        out.iter()
-            .map(|x| negated(&text, x.first, x.last, CheckerVersion::CURRENT))
-            .collect()
+        out.iter().map(|x| negated(&text, x.first, x.last, CheckerVersion::CURRENT)).collect()
     }
 
     #[test]
     fn negation_scope() {
         assert_eq!(neg("We do not guarantee delivery.", "guarantee"), [true]);
         assert_eq!(neg("Delivery is not guaranteed.", "guarantee"), [true]);
-        assert_eq!(
-            neg(
-                "We don't guarantee that, but we guarantee quality.",
-                "guarantee"
-            ),
-            [true, false]
-        );
+        assert_eq!(neg("We don't guarantee that, but we guarantee quality.", "guarantee"), [true, false]);
         assert_eq!(neg("Not only do we guarantee it.", "guarantee"), [false]);
-        assert_eq!(
-            neg("No problem, your refund is guaranteed.", "guarantee"),
-            [false]
-        );
+        assert_eq!(neg("No problem, your refund is guaranteed.", "guarantee"), [false]);
         assert_eq!(neg("Refunds are not available.", "refund"), [true]);
         assert_eq!(neg("No questions asked.", "no questions asked"), [false]);
-        assert_eq!(
-            neg(
-                "We never, ever said that we would guarantee it.",
-                "guarantee"
-            ),
-            [false]
-        );
+        assert_eq!(neg("We never, ever said that we would guarantee it.", "guarantee"), [false]);
     }
 
     fn claim(s: &str, verb: &str) -> Vec<bool> {
@@ -388,18 +349,9 @@ mod tests {
         assert_eq!(claim("I've refunded you.", "refunded"), [true]);
         assert_eq!(claim("I haven't refunded you yet.", "refunded"), [false]);
         assert_eq!(claim("Have you been refunded?", "refunded"), [false]);
-        assert_eq!(
-            claim("You will be refunded in 5 days.", "refunded"),
-            [false]
-        );
+        assert_eq!(claim("You will be refunded in 5 days.", "refunded"), [false]);
         assert_eq!(claim("You'll be refunded.", "refunded"), [false]);
         assert_eq!(claim("If you were refunded, tell me.", "refunded"), [false]);
-        assert_eq!(
-            claim(
-                "Your order was canceled and you have been refunded.",
-                "refunded"
-            ),
-            [true]
-        );
+        assert_eq!(claim("Your order was canceled and you have been refunded.", "refunded"), [true]);
     }
 }

@@ -3,8 +3,8 @@
 
 use super::discount::{self, ClaimKind};
 use super::money::{self, Currency, Money};
-use super::phrase::{self, Match, Mode, Phrase};
-use super::text::{self, Text};
+use super::phrase::{self, Match, Mode};
+use super::text::Text;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
 use crate::policy::{CheckerVersion, Fact, FactValue, Record, UnknownAmounts};
@@ -27,13 +27,7 @@ struct Ctx<'a, 'p> {
 
 impl Ctx<'_, '_> {
     fn push(&mut self, rule: impl Into<String>, start: usize, end: usize, why: String) {
-        self.findings.push(Finding {
-            rule: rule.into(),
-            start,
-            end,
-            text: self.text.src[start..end].to_owned(),
-            why,
-        });
+        self.findings.push(Finding { rule: rule.into(), start, end, text: self.text.src[start..end].to_owned(), why });
     }
 
     /// The item an amount or claim at token `tok` belongs to: named in the same sentence, in the same clause if
@@ -41,23 +35,12 @@ impl Ctx<'_, '_> {
     fn associate(&self, tok: usize) -> Option<usize> {
         let t = self.text.toks[tok];
         let dist = |m: &Mention| {
-            if m.last < tok {
-                (tok - m.last, 0)
-            } else {
-                (m.first.saturating_sub(tok), 1)
-            }
+            if m.last < tok { (tok - m.last, 0) } else { (m.first.saturating_sub(tok), 1) }
         };
-        let same_sentence = self
-            .mentions
-            .iter()
-            .filter(|m| self.text.toks[m.first].sentence == t.sentence);
-        let in_clause = same_sentence
-            .clone()
-            .filter(|m| self.text.toks[m.first].clause == t.clause)
-            .min_by_key(|m| dist(m));
-        in_clause
-            .or_else(|| same_sentence.min_by_key(|m| dist(m)))
-            .map(|m| m.item)
+        let same_sentence = self.mentions.iter().filter(|m| self.text.toks[m.first].sentence == t.sentence);
+        let in_clause =
+            same_sentence.clone().filter(|m| self.text.toks[m.first].clause == t.clause).min_by_key(|m| dist(m));
+        in_clause.or_else(|| same_sentence.min_by_key(|m| dist(m))).map(|m| m.item)
     }
 
     /// Approved prices of item `i`, and the prices after any approved discount that applies to it
@@ -66,16 +49,10 @@ impl Ctx<'_, '_> {
         let item = &self.p.items[i];
         item.amounts.iter().any(|&a| {
             a == amount
-                || self
-                    .p
-                    .discounts
-                    .iter()
-                    .filter(|d| d.items.as_ref().is_none_or(|l| l.contains(&i)))
-                    .any(|d| {
-                        a.after_discount(d.percent).is_some_and(|(exact, rounded)| {
-                            exact == Some(amount) || rounded == amount
-                        })
-                    })
+                || self.p.discounts.iter().filter(|d| d.items.as_ref().is_none_or(|l| l.contains(&i))).any(|d| {
+                    a.after_discount(d.percent)
+                        .is_some_and(|(exact, rounded)| exact == Some(amount) || rounded == amount)
+                })
         })
     }
 
@@ -84,11 +61,7 @@ impl Ctx<'_, '_> {
     }
 
     fn item_prices(&self, i: usize) -> String {
-        let list: Vec<String> = self.p.items[i]
-            .amounts
-            .iter()
-            .map(|a| a.dollars())
-            .collect();
+        let list: Vec<String> = self.p.items[i].amounts.iter().map(|a| a.dollars()).collect();
         match list.as_slice() {
             [] => String::new(),
             [one] => one.clone(),
@@ -98,51 +71,28 @@ impl Ctx<'_, '_> {
 }
 
 /// Runs every rule over one reply.
-pub(super) fn check(
-    p: &CompiledPolicy,
-    reply: &str,
-    record: Option<&Record>,
-    version: CheckerVersion,
-) -> Vec<Finding> {
+pub(super) fn check(p: &CompiledPolicy, reply: &str, record: Option<&Record>, version: CheckerVersion) -> Vec<Finding> {
     let text = Text::new(reply);
     let mut matches: Vec<Match> = Vec::new();
     p.matcher.find_all(&text, &mut matches);
-    let mut cx = Ctx {
-        p,
-        text: &text,
-        version,
-        mentions: Vec::new(),
-        findings: Vec::new(),
-    };
+    let mut cx = Ctx { p, text: &text, version, mentions: Vec::new(), findings: Vec::new() };
 
     // Item mentions: the longest name wins where two overlap ("Pro Annual" over "Pro").
     let mut items: Vec<Mention> = matches
         .iter()
         .filter_map(|m| match p.targets[m.entry] {
-            Target::Item { item } => Some(Mention {
-                first: m.first,
-                last: m.last,
-                item,
-            }),
+            Target::Item { item } => Some(Mention { first: m.first, last: m.last, item }),
             _ => None,
         })
         .collect();
-    items.sort_by(|a, b| {
-        a.first
-            .cmp(&b.first)
-            .then(b.last.cmp(&a.last))
-            .then(a.item.cmp(&b.item))
-    });
+    items.sort_by(|a, b| a.first.cmp(&b.first).then(b.last.cmp(&a.last)).then(a.item.cmp(&b.item)));
     for m in items {
         if cx.mentions.last().is_none_or(|prev| m.first > prev.last) {
             cx.mentions.push(m);
         }
     }
 
-    let money = if p.items.is_empty()
-        && record.is_none_or(|r| r.facts.is_empty())
-        && p.discounts.is_empty()
-    {
+    let money = if p.items.is_empty() && record.is_none_or(|r| r.facts.is_empty()) && p.discounts.is_empty() {
         Vec::new()
     } else {
         money::find(reply, version)
@@ -153,11 +103,7 @@ pub(super) fn check(
         facts(&mut cx, &r.facts, &money, &mut consumed);
     }
 
-    let claims = if p.items.is_empty() && p.discounts.is_empty() {
-        Vec::new()
-    } else {
-        discount::find(&text, &money)
-    };
+    let claims = if p.items.is_empty() && p.discounts.is_empty() { Vec::new() } else { discount::find(&text, &money) };
     for c in &claims {
         if let ClaimKind::Dollars(mi) = c.kind {
             consumed[mi] = true;
@@ -171,12 +117,7 @@ pub(super) fn check(
     actions(&mut cx, &matches, record);
 
     let mut f = cx.findings;
-    f.sort_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then_with(|| a.rule.cmp(&b.rule))
-            .then(a.end.cmp(&b.end))
-    });
+    f.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.rule.cmp(&b.rule)).then(a.end.cmp(&b.end)));
     f.dedup_by(|b, a| a.rule == b.rule && a.start == b.start && a.end == b.end);
     f
 }
@@ -198,20 +139,12 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
         let stated = money_text(m, text.src);
         match (cx.associate(tok), m.currency) {
             (Some(i), Currency::Other(code)) => {
-                let why = format!(
-                    "{} is {} in USD, not {stated} ({code}).",
-                    cx.p.items[i].name,
-                    cx.item_prices(i)
-                );
+                let why = format!("{} is {} in USD, not {stated} ({code}).", cx.p.items[i].name, cx.item_prices(i));
                 cx.push("price:currency", m.start, m.end, why);
             }
             (Some(i), Currency::Usd) => {
                 if !m.amount.is_some_and(|a| cx.approved(i, a)) {
-                    let why = format!(
-                        "{} is {}, not {stated}.",
-                        cx.p.items[i].name,
-                        cx.item_prices(i)
-                    );
+                    let why = format!("{} is {}, not {stated}.", cx.p.items[i].name, cx.item_prices(i));
                     cx.push("price:mismatch", m.start, m.end, why);
                 }
             }
@@ -222,17 +155,10 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
                 match cur {
                     Currency::Usd if m.amount.is_some_and(|a| cx.approved_anywhere(a)) => {}
                     Currency::Usd => {
-                        cx.push(
-                            "price:unknown",
-                            m.start,
-                            m.end,
-                            format!("{stated} is not an approved price."),
-                        );
+                        cx.push("price:unknown", m.start, m.end, format!("{stated} is not an approved price."));
                     }
                     Currency::Other(code) => {
-                        let why = format!(
-                            "{stated} ({code}) is not an approved price; approved prices are in USD."
-                        );
+                        let why = format!("{stated} ({code}) is not an approved price; approved prices are in USD.");
                         cx.push("price:unknown", m.start, m.end, why);
                     }
                 }
@@ -264,9 +190,8 @@ fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) 
                             candidates.iter().any(|&i| {
                                 d.items.as_ref().is_none_or(|l| l.contains(&i))
                                     && cx.p.items[i].amounts.iter().any(|a| {
-                                        a.percent_of(d.percent).is_some_and(|(exact, rounded)| {
-                                            exact == Some(x) || rounded == x
-                                        })
+                                        a.percent_of(d.percent)
+                                            .is_some_and(|(exact, rounded)| exact == Some(x) || rounded == x)
                                     })
                             })
                         })
@@ -276,10 +201,7 @@ fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) 
         if !ok {
             let claim = &cx.text.src[c.start..c.end];
             let why = match item {
-                Some(i) => format!(
-                    "\"{claim}\" is not an approved discount for {}.",
-                    cx.p.items[i].name
-                ),
+                Some(i) => format!("\"{claim}\" is not an approved discount for {}.", cx.p.items[i].name),
                 None => format!("\"{claim}\" is not an approved discount."),
             };
             cx.push("discount:unapproved", c.start, c.end, why);
@@ -308,10 +230,7 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
         }
         last_end[rule] = Some(m.last);
         let (start, end) = (cx.text.toks[m.first].start, cx.text.toks[m.last].end);
-        let why = r
-            .why
-            .clone()
-            .unwrap_or_else(|| format!("\"{}\" is a forbidden phrase.", &cx.text.src[start..end]));
+        let why = r.why.clone().unwrap_or_else(|| format!("\"{}\" is a forbidden phrase.", &cx.text.src[start..end]));
         let id = format!("forbid:{}", r.id);
         cx.push(id, start, end, why);
     }
@@ -325,9 +244,7 @@ fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&Record>) {
         };
         let (verb, op) = &cx.p.policy().actions[action];
         let done = record.is_some_and(|r| {
-            r.effects.iter().any(|e| {
-                e.operation.as_deref() == Some(op.as_str()) && e.status.as_deref() == Some("DONE")
-            })
+            r.effects.iter().any(|e| e.operation.as_deref() == Some(op.as_str()) && e.status.as_deref() == Some("DONE"))
         });
         if done || !phrase::affirmative_claim(cx.text, m.first, cx.version) {
             continue;
@@ -353,11 +270,10 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [
         return;
     }
     let text = cx.text;
-    let (mut times, mut dates, mut amounts): (
-        Option<Vec<Stated>>,
-        Option<Vec<Stated>>,
-        Option<Vec<Stated>>,
-    ) = (None, None, None);
+    // Each kind's values are found once, the first time a fact of that kind needs them.
+    let mut times: Option<Vec<Stated>> = None;
+    let mut dates: Option<Vec<Stated>> = None;
+    let mut amounts: Option<Vec<Stated>> = None;
     let tok_of = |pos: usize| text.tok_containing(pos).unwrap_or(0);
     for fact in facts {
         let list = match fact.value {
@@ -408,32 +324,12 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [
         if list.is_empty() {
             continue;
         }
-        let mut matcher = phrase::Matcher::default();
-        if matcher
-            .add(Phrase {
-                words: text::phrase_words(&fact.near),
-                mode: Mode::Endings,
-            })
-            .is_none()
-        {
-            continue;
-        }
-        let mut near = Vec::new();
-        matcher.find_all(text, &mut near);
-        for n in near {
-            let sentence = text.toks[n.first].sentence;
+        for (first, last) in phrase::find_phrase(text, &fact.near_words, Mode::Endings) {
+            let sentence = text.toks[first].sentence;
             let dist = |s: &Stated| {
-                if s.tok > n.last {
-                    (s.tok - n.last, 0)
-                } else {
-                    (n.first.saturating_sub(s.tok), 1)
-                }
+                if s.tok > last { (s.tok - last, 0) } else { (first.saturating_sub(s.tok), 1) }
             };
-            let Some(s) = list
-                .iter()
-                .filter(|s| text.toks[s.tok].sentence == sentence)
-                .min_by_key(|s| dist(s))
-            else {
+            let Some(s) = list.iter().filter(|s| text.toks[s.tok].sentence == sentence).min_by_key(|s| dist(s)) else {
                 continue;
             };
             if let Some(mi) = s.money {
@@ -446,12 +342,7 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [
                 (a, b) => a == b,
             };
             if !same {
-                let why = format!(
-                    "{} is {}, not {}.",
-                    fact.near,
-                    fact.display,
-                    &text.src[s.start..s.end]
-                );
+                let why = format!("{} is {}, not {}.", fact.near, fact.display, &text.src[s.start..s.end]);
                 cx.push("fact:mismatch", s.start, s.end, why);
             }
         }

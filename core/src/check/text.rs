@@ -25,16 +25,16 @@ pub(crate) struct Text<'a> {
 }
 
 /// Words that open a new clause: they stop negation scope and item association.
-const CLAUSE_WORDS: &[&str] = &[
-    "but", "however", "and", "so", "yet", "although", "though", "while", "whereas", "because",
-];
+fn is_clause_word(w: &str) -> bool {
+    matches!(w, "but" | "however" | "and" | "so" | "yet" | "although" | "though" | "while" | "whereas" | "because")
+}
 
 /// Abbreviations whose period does not end a sentence.
 const ABBREVIATIONS: &[&str] = &[
-    "dr", "mr", "mrs", "ms", "st", "no", "vs", "inc", "ltd", "jr", "sr", "approx", "etc", "e.g",
-    "i.e", "a.m", "p.m", "mt", "ft", "co", "corp", "dept", "est", "prof", "sgt", "apt", "ave",
-    "blvd", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-    "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
+    "dr", "mr", "mrs", "ms", "st", "no", "vs", "inc", "ltd", "jr", "sr", "approx", "etc", "e.g", "i.e", "a.m", "p.m",
+    "mt", "ft", "co", "corp", "dept", "est", "prof", "sgt", "apt", "ave", "blvd", "jan", "feb", "mar", "apr", "jun",
+    "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri",
+    "sat", "sun",
 ];
 
 fn is_word_char(c: char) -> bool {
@@ -89,29 +89,28 @@ impl<'a> Text<'a> {
         let mut pending_sentence_end = false;
         let mut pending_clause_end = false;
         let mut question = false;
-        let mut chars = src.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
+        let mut i = 0;
+        while i < bytes.len() {
+            // ASCII is decoded by hand: most replies are mostly ASCII and this loop is the checker's hottest.
+            let c = if bytes[i] < 0x80 { bytes[i] as char } else { src[i..].chars().next().unwrap_or(' ') };
+            let clen = c.len_utf8();
             if is_word_char(c) {
                 // A word, with inner apostrophes.
                 let start = i;
-                let mut end = i + c.len_utf8();
-                while let Some(&(j, d)) = chars.peek() {
-                    if is_word_char(d) {
-                        end = j + d.len_utf8();
-                        chars.next();
-                    } else if is_apostrophe(d) {
-                        let after = j + d.len_utf8();
-                        match src[after..].chars().next() {
-                            Some(n) if is_word_char(n) => {
-                                end = after;
-                                chars.next();
-                            }
-                            _ => break,
-                        }
+                let mut end = i + clen;
+                while end < bytes.len() {
+                    let d =
+                        if bytes[end] < 0x80 { bytes[end] as char } else { src[end..].chars().next().unwrap_or(' ') };
+                    let dlen = d.len_utf8();
+                    let inner_apostrophe =
+                        is_apostrophe(d) && src[end + dlen..].chars().next().is_some_and(is_word_char);
+                    if is_word_char(d) || inner_apostrophe {
+                        end += dlen;
                     } else {
                         break;
                     }
                 }
+                i = end;
                 if pending_sentence_end {
                     t.questions.push(question);
                     question = false;
@@ -123,44 +122,37 @@ impl<'a> Text<'a> {
                 pending_sentence_end = false;
                 pending_clause_end = false;
                 let fold_start = t.folded.len() as u32;
-                for ch in src[start..end].chars() {
-                    fold_char_into(ch, &mut t.folded);
+                let raw = &src[start..end];
+                if raw.is_ascii() {
+                    t.folded.extend(raw.bytes().map(|b| b.to_ascii_lowercase() as char));
+                } else {
+                    for ch in raw.chars() {
+                        fold_char_into(ch, &mut t.folded);
+                    }
                 }
                 let fold_end = t.folded.len() as u32;
                 let word = &t.folded[fold_start as usize..fold_end as usize];
-                if CLAUSE_WORDS.contains(&word) && !t.toks.is_empty() {
+                if is_clause_word(word) && !t.toks.is_empty() {
                     clause += 1;
                 }
-                t.toks.push(Tok {
-                    start,
-                    end,
-                    fold_start,
-                    fold_end,
-                    sentence,
-                    clause,
-                });
+                t.toks.push(Tok { start, end, fold_start, fold_end, sentence, clause });
                 continue;
             }
+            let at = i;
+            i += clen;
             match c {
                 '.' | '!' | '?' | '\u{2026}' => {
-                    let next = bytes.get(i + c.len_utf8()).copied();
+                    let next = bytes.get(at + c.len_utf8()).copied();
                     let ends = match next {
                         None => true,
-                        Some(b) => {
-                            b.is_ascii_whitespace()
-                                || b == b'"'
-                                || b == b')'
-                                || b == b'\''
-                                || b >= 0x80
-                        }
+                        Some(b) => b.is_ascii_whitespace() || b == b'"' || b == b')' || b == b'\'' || b >= 0x80,
                     };
                     let abbreviation = c == '.'
                         && t.toks.last().is_some_and(|last| {
-                            last.end == i && {
+                            last.end == at && {
                                 let w = t.word(last);
                                 ABBREVIATIONS.contains(&w)
-                                    || (w.chars().count() == 1
-                                        && w.chars().all(char::is_alphabetic))
+                                    || (w.chars().count() == 1 && w.chars().all(char::is_alphabetic))
                             }
                         });
                     // "3.30pm" and "$49.99" keep going: a period with a digit right after is not an end.
@@ -175,16 +167,12 @@ impl<'a> Text<'a> {
                         question |= c == '?';
                     }
                 }
-                '\n' | '\r' => {
-                    if !t.toks.is_empty() {
-                        pending_sentence_end = true;
-                    }
-                }
+                '\n' | '\r' if !t.toks.is_empty() => pending_sentence_end = true,
                 ',' | ';' | '(' | ')' | '\u{2014}' => pending_clause_end = true,
                 '\u{2013}' | '-' => {
                     // A spaced dash separates clauses; "$49–$99" and "money-back" do not.
-                    let before_space = i > 0 && bytes[i - 1] == b' ';
-                    let after_space = bytes.get(i + c.len_utf8()) == Some(&b' ');
+                    let before_space = at > 0 && bytes[at - 1] == b' ';
+                    let after_space = bytes.get(at + c.len_utf8()) == Some(&b' ');
                     if before_space && after_space {
                         pending_clause_end = true;
                     }
@@ -233,10 +221,7 @@ mod tests {
 
     #[test]
     fn words_keep_inner_apostrophes_and_fold() {
-        assert_eq!(
-            words("I've refunded YOU, Pro's $49.99!"),
-            ["i've", "refunded", "you", "pro's", "49", "99"]
-        );
+        assert_eq!(words("I've refunded YOU, Pro's $49.99!"), ["i've", "refunded", "you", "pro's", "49", "99"]);
         assert_eq!(words("haven’t GARANTİLİ"), ["haven't", "garantili"]);
         assert_eq!(words("'quoted' money-back"), ["quoted", "money", "back"]);
     }

@@ -128,6 +128,8 @@ pub enum FactValue {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fact {
     pub near: String,
+    /// `near`, split into folded words once, when the record is read.
+    pub near_words: Vec<String>,
     pub kind: FactKind,
     /// The value as the caller wrote it, for the finding's `why`.
     pub display: String,

@@ -1,6 +1,6 @@
 //! Reads `policy_check` requests and policies from JSON, enforcing every limit of seed 000's input schema
 //! (lengths in code points, counts, patterns, enums, `additionalProperties: false`) with a code and a JSON pointer.
-//! All errors are collected in document order; the Check API reports the first, lint reports them all.
+//! All errors are collected in schema order (docs/CHECK_API.md); the Check API reports the first, lint all of them.
 
 use serde_json::{Map, Value};
 
@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 
 const MAX_REPLY: usize = 4000;
 
-/// Parses a request body. Returns the first error in document order.
+/// Parses a request body. Returns the first error in schema order.
 pub fn parse_request(body: &[u8]) -> Result<CheckRequest> {
     let value: Value = serde_json::from_slice(body).map_err(|e| Error::from_json_error(&e))?;
     parse_request_value(&value)
@@ -25,11 +25,7 @@ pub fn parse_request_value(value: &Value) -> Result<CheckRequest> {
     match (r.errors.into_iter().next(), req) {
         (Some(e), _) => Err(e),
         (None, Some(req)) => Ok(req),
-        (None, None) => Err(Error::new(
-            ErrorCode::Internal,
-            "",
-            "request rejected without a reason",
-        )),
+        (None, None) => Err(Error::new(ErrorCode::Internal, "", "request rejected without a reason")),
     }
 }
 
@@ -40,15 +36,11 @@ pub fn parse_policy(value: &Value) -> Result<Policy> {
     match (r.errors.into_iter().next(), p) {
         (Some(e), _) => Err(e),
         (None, Some(p)) => Ok(p),
-        (None, None) => Err(Error::new(
-            ErrorCode::Internal,
-            "",
-            "policy rejected without a reason",
-        )),
+        (None, None) => Err(Error::new(ErrorCode::Internal, "", "policy rejected without a reason")),
     }
 }
 
-/// Every schema error of a policy document, in document order (for lint).
+/// Every schema error of a policy document, in schema order (for lint).
 pub fn validate_policy_value(value: &Value, base: &str) -> (Option<Policy>, Vec<Error>) {
     let mut r = Reader::default();
     let p = r.policy(value, base);
@@ -96,18 +88,9 @@ impl Reader {
     }
 
     /// An object with only `allowed` members; reports each other member.
-    fn object<'v>(
-        &mut self,
-        v: &'v Value,
-        path: &str,
-        allowed: &[&str],
-    ) -> Option<&'v Map<String, Value>> {
+    fn object<'v>(&mut self, v: &'v Value, path: &str, allowed: &[&str]) -> Option<&'v Map<String, Value>> {
         let Value::Object(m) = v else {
-            self.err(
-                ErrorCode::InvalidType,
-                path,
-                format!("expected an object, got {}", type_name(v)),
-            );
+            self.err(ErrorCode::InvalidType, path, format!("expected an object, got {}", type_name(v)));
             return None;
         };
         for k in m.keys() {
@@ -124,30 +107,18 @@ impl Reader {
 
     fn string(&mut self, v: &Value, path: &str, min: usize, max: Option<usize>) -> Option<String> {
         let Value::String(s) = v else {
-            self.err(
-                ErrorCode::InvalidType,
-                path,
-                format!("expected a string, got {}", type_name(v)),
-            );
+            self.err(ErrorCode::InvalidType, path, format!("expected a string, got {}", type_name(v)));
             return None;
         };
         let n = s.chars().count();
         if n < min {
-            self.err(
-                ErrorCode::TooShort,
-                path,
-                format!("must be at least {min} character(s), got {n}"),
-            );
+            self.err(ErrorCode::TooShort, path, format!("must be at least {min} character(s), got {n}"));
             return None;
         }
         if let Some(max) = max
             && n > max
         {
-            self.err(
-                ErrorCode::TooLong,
-                path,
-                format!("must be at most {max} characters, got {n}"),
-            );
+            self.err(ErrorCode::TooLong, path, format!("must be at most {max} characters, got {n}"));
             return None;
         }
         Some(s.clone())
@@ -157,11 +128,7 @@ impl Reader {
         match v {
             Value::Bool(b) => Some(*b),
             _ => {
-                self.err(
-                    ErrorCode::InvalidType,
-                    path,
-                    format!("expected a boolean, got {}", type_name(v)),
-                );
+                self.err(ErrorCode::InvalidType, path, format!("expected a boolean, got {}", type_name(v)));
                 None
             }
         }
@@ -173,202 +140,110 @@ impl Reader {
             Some((_, t)) => Some(*t),
             None => {
                 let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-                self.err(
-                    ErrorCode::InvalidEnum,
-                    path,
-                    format!("'{s}' is not one of: {}", names.join(", ")),
-                );
+                self.err(ErrorCode::InvalidEnum, path, format!("'{s}' is not one of: {}", names.join(", ")));
                 None
             }
         }
     }
 
-    fn array<'v>(
-        &mut self,
-        v: &'v Value,
-        path: &str,
-        min: usize,
-        max: Option<usize>,
-    ) -> Option<&'v [Value]> {
+    fn array<'v>(&mut self, v: &'v Value, path: &str, min: usize, max: Option<usize>) -> Option<&'v [Value]> {
         let Value::Array(a) = v else {
-            self.err(
-                ErrorCode::InvalidType,
-                path,
-                format!("expected an array, got {}", type_name(v)),
-            );
+            self.err(ErrorCode::InvalidType, path, format!("expected an array, got {}", type_name(v)));
             return None;
         };
         if a.len() < min {
-            self.err(
-                ErrorCode::TooFewItems,
-                path,
-                format!("needs at least {min} item(s), got {}", a.len()),
-            );
+            self.err(ErrorCode::TooFewItems, path, format!("needs at least {min} item(s), got {}", a.len()));
             return None;
         }
         if let Some(max) = max
             && a.len() > max
         {
-            self.err(
-                ErrorCode::TooManyItems,
-                path,
-                format!("allows at most {max} items, got {}", a.len()),
-            );
+            self.err(ErrorCode::TooManyItems, path, format!("allows at most {max} items, got {}", a.len()));
             return None;
         }
         Some(a)
     }
 
     /// A number read exactly; `exclusive_min` / `min` / `max` as in the schema.
-    fn number(
-        &mut self,
-        v: &Value,
-        path: &str,
-        min: Dec,
-        exclusive_min: bool,
-        max: Option<Dec>,
-    ) -> Option<Dec> {
+    fn number(&mut self, v: &Value, path: &str, min: Dec, exclusive_min: bool, max: Option<Dec>) -> Option<Dec> {
         let Value::Number(n) = v else {
-            self.err(
-                ErrorCode::InvalidType,
-                path,
-                format!("expected a number, got {}", type_name(v)),
-            );
+            self.err(ErrorCode::InvalidType, path, format!("expected a number, got {}", type_name(v)));
             return None;
         };
         let d = match Dec::from_json_number(n) {
             Ok(d) => d,
             Err(DecError::Negative) => {
-                self.err(
-                    ErrorCode::OutOfRange,
-                    path,
-                    format!("must be at least {}, got {n}", min.plain()),
-                );
+                self.err(ErrorCode::OutOfRange, path, format!("must be at least {}, got {n}", min.plain()));
                 return None;
             }
             Err(DecError::TooPrecise) => {
-                self.err(
-                    ErrorCode::InvalidValue,
-                    path,
-                    format!("{n} has more than 6 decimal places"),
-                );
+                self.err(ErrorCode::InvalidValue, path, format!("{n} has more than 6 decimal places"));
                 return None;
             }
             Err(DecError::TooLarge) => {
-                self.err(
-                    ErrorCode::OutOfRange,
-                    path,
-                    format!("{n} is larger than 10^15"),
-                );
+                self.err(ErrorCode::OutOfRange, path, format!("{n} is larger than 10^15"));
                 return None;
             }
             Err(DecError::Syntax) => {
-                self.err(
-                    ErrorCode::InvalidValue,
-                    path,
-                    format!("{n} cannot be read as a decimal"),
-                );
+                self.err(ErrorCode::InvalidValue, path, format!("{n} cannot be read as a decimal"));
                 return None;
             }
         };
         if d < min || (exclusive_min && d == min) {
-            let rel = if exclusive_min {
-                "greater than"
-            } else {
-                "at least"
-            };
-            self.err(
-                ErrorCode::OutOfRange,
-                path,
-                format!("must be {rel} {}, got {n}", min.plain()),
-            );
+            let rel = if exclusive_min { "greater than" } else { "at least" };
+            self.err(ErrorCode::OutOfRange, path, format!("must be {rel} {}, got {n}", min.plain()));
             return None;
         }
         if let Some(max) = max
             && d > max
         {
-            self.err(
-                ErrorCode::OutOfRange,
-                path,
-                format!("must be at most {}, got {n}", max.plain()),
-            );
+            self.err(ErrorCode::OutOfRange, path, format!("must be at most {}, got {n}", max.plain()));
             return None;
         }
         Some(d)
     }
 
-    fn required<'v>(
-        &mut self,
-        m: &'v Map<String, Value>,
-        path: &str,
-        key: &str,
-    ) -> Option<&'v Value> {
+    fn required<'v>(&mut self, m: &'v Map<String, Value>, path: &str, key: &str) -> Option<&'v Value> {
         let v = m.get(key);
         if v.is_none() {
-            self.err(
-                ErrorCode::MissingField,
-                seg(path, key),
-                format!("'{key}' is required"),
-            );
+            self.err(ErrorCode::MissingField, seg(path, key), format!("'{key}' is required"));
         }
         v
     }
 
     fn request(&mut self, v: &Value) -> Option<CheckRequest> {
-        let m = self.object(
-            v,
-            "",
-            &["version", "policy", "reply", "record", "cases", "verify"],
-        )?;
+        let m = self.object(v, "", &["version", "policy", "reply", "record", "cases", "verify"])?;
         let version = match m.get("version") {
             Some(v) => self.enumeration(
                 v,
                 "/version",
-                &[
-                    ("2026-10-27", CheckerVersion::V2026_10_27),
-                    ("2026-11-01", CheckerVersion::V2026_11_01),
-                ],
+                &[("2026-10-27", CheckerVersion::V2026_10_27), ("2026-11-01", CheckerVersion::V2026_11_01)],
             ),
             None => Some(CheckerVersion::CURRENT),
         };
-        let policy = self
-            .required(m, "", "policy")
-            .and_then(|p| self.policy(p, "/policy"));
-        let reply = m
-            .get("reply")
-            .and_then(|r| self.string(r, "/reply", 0, Some(MAX_REPLY)));
+        let policy = self.required(m, "", "policy").and_then(|p| self.policy(p, "/policy"));
+        // Errors come in schema order: a missing reply is reported where `reply` would be, a reply/cases conflict
+        // right after `cases`.
+        let (has_reply, has_cases) = (m.contains_key("reply"), m.contains_key("cases"));
+        let reply = m.get("reply").and_then(|r| self.string(r, "/reply", 0, Some(MAX_REPLY)));
+        if !has_reply && !has_cases {
+            self.err(ErrorCode::MissingField, "/reply", "send 'reply' (one reply) or 'cases' (up to 50)");
+        }
         let record = m.get("record").map(|r| self.record(r, "/record"));
         let cases = m.get("cases").and_then(|c| self.cases(c, "/cases"));
+        if has_reply && has_cases {
+            self.err(ErrorCode::ConflictingFields, "/cases", "send 'reply' or 'cases', not both");
+        }
         let verify = match m.get("verify") {
-            Some(v) => self.enumeration(
-                v,
-                "/verify",
-                &[
-                    ("optional", Verify::Optional),
-                    ("required", Verify::Required),
-                ],
-            ),
+            Some(v) => {
+                self.enumeration(v, "/verify", &[("optional", Verify::Optional), ("required", Verify::Required)])
+            }
             None => Some(Verify::Optional),
         };
-        let replies = match (m.contains_key("reply"), m.contains_key("cases")) {
-            (true, true) => {
-                self.err(
-                    ErrorCode::ConflictingFields,
-                    "/cases",
-                    "send 'reply' or 'cases', not both",
-                );
-                None
-            }
-            (false, false) => {
-                self.err(
-                    ErrorCode::MissingField,
-                    "/reply",
-                    "send 'reply' (one reply) or 'cases' (up to 50)",
-                );
-                None
-            }
-            (true, false) => reply.map(Replies::One),
-            (false, true) => cases.map(Replies::Cases),
+        let replies = match (reply, cases) {
+            (Some(r), None) if !has_cases => Some(Replies::One(r)),
+            (None, Some(c)) if !has_reply => Some(Replies::Cases(c)),
+            _ => None,
         };
         let record = match record {
             Some(Some(r)) => Some(r),
@@ -377,6 +252,12 @@ impl Reader {
         };
         // Schema-valid but not supported until signed receipts land: answer clearly, never a fake pass.
         if self.errors.is_empty() {
+            self.unsupported_receipts(record.as_ref(), "/record");
+            if let Some(Replies::Cases(cases)) = &replies {
+                for (i, c) in cases.iter().enumerate() {
+                    self.unsupported_receipts(c.record.as_ref(), &format!("/cases/{i}/record"));
+                }
+            }
             if verify == Some(Verify::Required) {
                 self.err(
                     ErrorCode::Unsupported,
@@ -384,20 +265,8 @@ impl Reader {
                     "verify \"required\" needs signed receipt verification, which this build does not support yet",
                 );
             }
-            self.unsupported_receipts(record.as_ref(), "/record");
-            if let Some(Replies::Cases(cases)) = &replies {
-                for (i, c) in cases.iter().enumerate() {
-                    self.unsupported_receipts(c.record.as_ref(), &format!("/cases/{i}/record"));
-                }
-            }
         }
-        Some(CheckRequest {
-            version: version?,
-            policy: policy?,
-            replies: replies?,
-            record,
-            verify: verify?,
-        })
+        Some(CheckRequest { version: version?, policy: policy?, replies: replies?, record, verify: verify? })
     }
 
     fn unsupported_receipts(&mut self, record: Option<&Record>, path: &str) {
@@ -416,15 +285,7 @@ impl Reader {
         let m = self.object(
             v,
             path,
-            &[
-                "name",
-                "description",
-                "prices",
-                "forbid",
-                "actions",
-                "discounts",
-                "unknownAmounts",
-            ],
+            &["name", "description", "prices", "forbid", "actions", "discounts", "unknownAmounts"],
         )?;
         let before = self.errors.len();
         let mut p = Policy::default();
@@ -437,21 +298,13 @@ impl Reader {
         if let Some(v) = m.get("prices") {
             let pp = seg(path, "prices");
             if let Some(items) = self.array(v, &pp, 0, Some(50)) {
-                p.prices = items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, it)| self.price(it, &idx(&pp, i)))
-                    .collect();
+                p.prices = items.iter().enumerate().filter_map(|(i, it)| self.price(it, &idx(&pp, i))).collect();
             }
         }
         if let Some(v) = m.get("forbid") {
             let fp = seg(path, "forbid");
             if let Some(items) = self.array(v, &fp, 0, Some(50)) {
-                p.forbid = items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, it)| self.forbid(it, &idx(&fp, i)))
-                    .collect();
+                p.forbid = items.iter().enumerate().filter_map(|(i, it)| self.forbid(it, &idx(&fp, i))).collect();
             }
         }
         if let Some(v) = m.get("actions") {
@@ -460,11 +313,7 @@ impl Reader {
         if let Some(v) = m.get("discounts") {
             let dp = seg(path, "discounts");
             if let Some(items) = self.array(v, &dp, 0, Some(20)) {
-                p.discounts = items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, it)| self.discount(it, &idx(&dp, i)))
-                    .collect();
+                p.discounts = items.iter().enumerate().filter_map(|(i, it)| self.discount(it, &idx(&dp, i))).collect();
             }
         }
         if let Some(v) = m.get("unknownAmounts") {
@@ -472,10 +321,7 @@ impl Reader {
                 .enumeration(
                     v,
                     &seg(path, "unknownAmounts"),
-                    &[
-                        ("flag", UnknownAmounts::Flag),
-                        ("allow", UnknownAmounts::Allow),
-                    ],
+                    &[("flag", UnknownAmounts::Flag), ("allow", UnknownAmounts::Allow)],
                 )
                 .unwrap_or_default();
         }
@@ -484,9 +330,7 @@ impl Reader {
 
     fn price(&mut self, v: &Value, path: &str) -> Option<PriceItem> {
         let m = self.object(v, path, &["item", "amount", "amounts", "aliases"])?;
-        let item = self
-            .required(m, path, "item")
-            .and_then(|i| self.string(i, &seg(path, "item"), 1, Some(80)));
+        let item = self.required(m, path, "item").and_then(|i| self.string(i, &seg(path, "item"), 1, Some(80)));
         let mut amounts = Vec::new();
         let mut ok = true;
         if let Some(a) = m.get("amount") {
@@ -498,11 +342,7 @@ impl Reader {
         if let Some(a) = m.get("amounts") {
             let ap = seg(path, "amounts");
             if m.contains_key("amount") {
-                self.err(
-                    ErrorCode::ConflictingFields,
-                    &ap,
-                    "use 'amount' or 'amounts', not both",
-                );
+                self.err(ErrorCode::ConflictingFields, &ap, "use 'amount' or 'amounts', not both");
                 ok = false;
             } else if let Some(list) = self.array(a, &ap, 1, Some(8)) {
                 for (i, x) in list.iter().enumerate() {
@@ -531,11 +371,7 @@ impl Reader {
             }
         }
         let item = item?;
-        ok.then_some(PriceItem {
-            item,
-            amounts,
-            aliases,
-        })
+        ok.then_some(PriceItem { item, amounts, aliases })
     }
 
     fn forbid(&mut self, v: &Value, path: &str) -> Option<ForbidRule> {
@@ -545,14 +381,9 @@ impl Reader {
             let ip = seg(path, "id");
             let s = self.string(i, &ip, 0, None)?;
             let ok = (1..=40).contains(&s.len())
-                && s.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+                && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
             if !ok {
-                self.err(
-                    ErrorCode::PatternMismatch,
-                    ip,
-                    format!("'{s}' must match ^[a-z0-9-]{{1,40}}$"),
-                );
+                self.err(ErrorCode::PatternMismatch, ip, format!("'{s}' must match ^[a-z0-9-]{{1,40}}$"));
                 return None;
             }
             Some(s)
@@ -568,48 +399,27 @@ impl Reader {
                 }
             }
         }
-        let why = m
-            .get("why")
-            .and_then(|w| self.string(w, &seg(path, "why"), 0, Some(200)));
-        let negatable = m
-            .get("negatable")
-            .map(|n| self.boolean(n, &seg(path, "negatable")))
-            .unwrap_or(Some(true));
+        let why = m.get("why").and_then(|w| self.string(w, &seg(path, "why"), 0, Some(200)));
+        let negatable = m.get("negatable").map(|n| self.boolean(n, &seg(path, "negatable"))).unwrap_or(Some(true));
         let match_mode = match m.get("match") {
-            Some(x) => self.enumeration(
-                x,
-                &seg(path, "match"),
-                &[("word", MatchMode::Word), ("prefix", MatchMode::Prefix)],
-            ),
+            Some(x) => {
+                self.enumeration(x, &seg(path, "match"), &[("word", MatchMode::Word), ("prefix", MatchMode::Prefix)])
+            }
             None => Some(MatchMode::Word),
         };
         if self.errors.len() != before {
             return None;
         }
-        Some(ForbidRule {
-            id: id?,
-            phrases,
-            why,
-            negatable: negatable?,
-            match_mode: match_mode?,
-        })
+        Some(ForbidRule { id: id?, phrases, why, negatable: negatable?, match_mode: match_mode? })
     }
 
     fn actions(&mut self, v: &Value, path: &str) -> Option<Vec<(String, String)>> {
         let Value::Object(m) = v else {
-            self.err(
-                ErrorCode::InvalidType,
-                path,
-                format!("expected an object, got {}", type_name(v)),
-            );
+            self.err(ErrorCode::InvalidType, path, format!("expected an object, got {}", type_name(v)));
             return None;
         };
         if m.len() > 40 {
-            self.err(
-                ErrorCode::TooManyItems,
-                path,
-                format!("allows at most 40 actions, got {}", m.len()),
-            );
+            self.err(ErrorCode::TooManyItems, path, format!("allows at most 40 actions, got {}", m.len()));
             return None;
         }
         let before = self.errors.len();
@@ -617,11 +427,7 @@ impl Reader {
         for (k, op) in m {
             let kp = seg(path, k);
             if !((2..=20).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_lowercase())) {
-                self.err(
-                    ErrorCode::PatternMismatch,
-                    &kp,
-                    format!("action verb '{k}' must match ^[a-z]{{2,20}}$"),
-                );
+                self.err(ErrorCode::PatternMismatch, &kp, format!("action verb '{k}' must match ^[a-z]{{2,20}}$"));
                 continue;
             }
             if let Some(op) = self.string(op, &kp, 1, Some(60)) {
@@ -634,15 +440,9 @@ impl Reader {
     fn discount(&mut self, v: &Value, path: &str) -> Option<Discount> {
         let m = self.object(v, path, &["percent", "items"])?;
         let before = self.errors.len();
-        let percent = self.required(m, path, "percent").and_then(|p| {
-            self.number(
-                p,
-                &seg(path, "percent"),
-                Dec::ZERO,
-                true,
-                Dec::from_units(100),
-            )
-        });
+        let percent = self
+            .required(m, path, "percent")
+            .and_then(|p| self.number(p, &seg(path, "percent"), Dec::ZERO, true, Dec::from_units(100)));
         let mut items = None;
         if let Some(i) = m.get("items") {
             let ip = seg(path, "items");
@@ -659,10 +459,7 @@ impl Reader {
         if self.errors.len() != before {
             return None;
         }
-        Some(Discount {
-            percent: percent?,
-            items,
-        })
+        Some(Discount { percent: percent?, items })
     }
 
     fn record(&mut self, v: &Value, path: &str) -> Option<Record> {
@@ -678,12 +475,9 @@ impl Reader {
                 for (i, x) in list.iter().enumerate() {
                     let xp = idx(&ep, i);
                     if let Some(em) = self.object(x, &xp, &["operation", "status"]) {
-                        let operation = em
-                            .get("operation")
-                            .and_then(|o| self.string(o, &seg(&xp, "operation"), 0, None));
-                        let status = em
-                            .get("status")
-                            .and_then(|s| self.string(s, &seg(&xp, "status"), 0, None));
+                        let operation =
+                            em.get("operation").and_then(|o| self.string(o, &seg(&xp, "operation"), 0, None));
+                        let status = em.get("status").and_then(|s| self.string(s, &seg(&xp, "status"), 0, None));
                         r.effects.push(Effect { operation, status });
                     }
                 }
@@ -715,18 +509,12 @@ impl Reader {
     fn fact(&mut self, v: &Value, path: &str) -> Option<Fact> {
         let m = self.object(v, path, &["near", "kind", "value"])?;
         let before = self.errors.len();
-        let near = self
-            .required(m, path, "near")
-            .and_then(|n| self.string(n, &seg(path, "near"), 1, Some(80)));
+        let near = self.required(m, path, "near").and_then(|n| self.string(n, &seg(path, "near"), 1, Some(80)));
         let kind = self.required(m, path, "kind").and_then(|k| {
             self.enumeration(
                 k,
                 &seg(path, "kind"),
-                &[
-                    ("time", FactKind::Time),
-                    ("money", FactKind::Money),
-                    ("date", FactKind::Date),
-                ],
+                &[("time", FactKind::Time), ("money", FactKind::Money), ("date", FactKind::Date)],
             )
         });
         let vp = seg(path, "value");
@@ -734,11 +522,7 @@ impl Reader {
             Value::String(_) => self.string(v, &vp, 1, Some(40)).map(Value::String),
             Value::Number(_) => Some(v.clone()),
             _ => {
-                self.err(
-                    ErrorCode::InvalidType,
-                    &vp,
-                    format!("expected a string or a number, got {}", type_name(v)),
-                );
+                self.err(ErrorCode::InvalidType, &vp, format!("expected a string or a number, got {}", type_name(v)));
                 None
             }
         });
@@ -752,16 +536,11 @@ impl Reader {
                 Err(_) => (n.to_string(), None),
             },
             (Value::Number(n), _) => (n.to_string(), None),
-            (Value::String(s), FactKind::Money) => {
-                (s.clone(), money::parse_fact_money(s).map(FactValue::Money))
+            (Value::String(s), FactKind::Money) => (s.clone(), money::parse_fact_money(s).map(FactValue::Money)),
+            (Value::String(s), FactKind::Time) => (s.clone(), datetime::parse_fact_time(s).map(FactValue::Time)),
+            (Value::String(s), FactKind::Date) => {
+                (s.clone(), datetime::parse_fact_date(s).map(|(y, m, d)| FactValue::Date(y, m, d)))
             }
-            (Value::String(s), FactKind::Time) => {
-                (s.clone(), datetime::parse_fact_time(s).map(FactValue::Time))
-            }
-            (Value::String(s), FactKind::Date) => (
-                s.clone(),
-                datetime::parse_fact_date(s).map(|(y, m, d)| FactValue::Date(y, m, d)),
-            ),
             _ => (String::new(), None),
         };
         let Some(value) = value else {
@@ -773,19 +552,12 @@ impl Reader {
             self.err(
                 ErrorCode::InvalidValue,
                 vp,
-                format!(
-                    "{display:?} cannot be read as a {} fact: use {hint}",
-                    kind.as_str()
-                ),
+                format!("{display:?} cannot be read as a {} fact: use {hint}", kind.as_str()),
             );
             return None;
         };
-        Some(Fact {
-            near,
-            kind,
-            display,
-            value,
-        })
+        let near_words = crate::check::text::phrase_words(&near);
+        Some(Fact { near, near_words, kind, display, value })
     }
 
     fn cases(&mut self, v: &Value, path: &str) -> Option<Vec<Case>> {
@@ -797,15 +569,10 @@ impl Reader {
             let Some(m) = self.object(x, &cp, &["id", "reply", "record"]) else {
                 continue;
             };
-            let id = m
-                .get("id")
-                .and_then(|s| self.string(s, &seg(&cp, "id"), 0, Some(60)));
-            let reply = self
-                .required(m, &cp, "reply")
-                .and_then(|r| self.string(r, &seg(&cp, "reply"), 0, Some(MAX_REPLY)));
-            let record = m
-                .get("record")
-                .and_then(|r| self.record(r, &seg(&cp, "record")));
+            let id = m.get("id").and_then(|s| self.string(s, &seg(&cp, "id"), 0, Some(60)));
+            let reply =
+                self.required(m, &cp, "reply").and_then(|r| self.string(r, &seg(&cp, "reply"), 0, Some(MAX_REPLY)));
+            let record = m.get("record").and_then(|r| self.record(r, &seg(&cp, "record")));
             if let Some(reply) = reply {
                 out.push(Case { id, reply, record });
             }

@@ -1,0 +1,245 @@
+//! The plain HTTP Check API behind `curbi serve`: `POST /v1/check` takes a Check API request body and answers with
+//! the same JSON as `curbi check` (docs/CHECK_API.md). Every error, transport ones included, is the
+//! `{"error":{"code","message","path"}}` document.
+//!
+//! The pieces are public so the MCP endpoint (crate `curbi-mcp`) can reuse them: merge its routes with
+//! [`routes`], add [`not_found`] as the fallback once, and run the result with [`serve`].
+
+use std::future::Future;
+use std::io;
+use std::panic::{self, AssertUnwindSafe};
+
+use axum::Router;
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::Request;
+use axum::http::header::{ALLOW, CONNECTION, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use curbi::{Error, ErrorCode};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use tokio::net::{TcpListener, ToSocketAddrs};
+
+/// Largest request body accepted, in bytes (seed 000: "64 KiB input").
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// The default listening address: loopback only, so `curbi serve` never exposes itself by accident.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
+
+/// The Check API routes without a fallback, so another crate can merge its own routes before adding one.
+pub fn routes() -> Router {
+    Router::new().route("/v1/check", any(check_endpoint))
+}
+
+/// The full `curbi serve` application: [`routes`] plus the JSON 404 for every other path.
+pub fn router() -> Router {
+    routes().fallback(not_found)
+}
+
+/// Binds `addr`, prints the listening address on stderr and serves [`router`] until Ctrl-C or SIGTERM.
+pub async fn run(addr: impl ToSocketAddrs) -> io::Result<()> {
+    let listener = TcpListener::bind(addr).await?;
+    eprintln!("curbi: listening on http://{}", listener.local_addr()?);
+    serve(listener, router(), shutdown_signal()).await?;
+    eprintln!("curbi: stopped");
+    Ok(())
+}
+
+/// Serves `app` on `listener` until `shutdown` resolves, then lets in-flight requests finish.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}
+
+/// Resolves on Ctrl-C or, on Unix, SIGTERM. A signal that cannot be watched never resolves (rather than stopping
+/// the server at once).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    eprintln!("curbi: shutting down");
+}
+
+/// `/v1/check` for every method, so a wrong one gets our 405 document instead of an empty default body.
+async fn check_endpoint(req: Request) -> Response {
+    if req.method() != Method::POST {
+        let mut res = error_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::MethodNotAllowed,
+            format!("{} is not allowed on /v1/check; use POST", req.method()),
+        );
+        res.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
+        return res;
+    }
+    if !is_json_content_type(req.headers()) {
+        return error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::UnsupportedMediaType,
+            "send the request body with Content-Type: application/json",
+        );
+    }
+    match read_body(req.into_body(), MAX_BODY).await {
+        Ok(body) => check_body(&body),
+        Err(BodyError::TooLarge) => body_too_large(),
+        Err(BodyError::Read(e)) => error_response(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidJson,
+            format!("could not read the request body: {e}"),
+        ),
+    }
+}
+
+/// The JSON 404 for every path the server does not serve.
+pub async fn not_found(req: Request) -> Response {
+    error_response(
+        StatusCode::NOT_FOUND,
+        ErrorCode::NotFound,
+        format!("no endpoint at {}; the Check API is POST /v1/check", req.uri().path()),
+    )
+}
+
+/// Checks one request body: 200 with the response, 400 with the first schema error, 500 `internal` if the
+/// checker panics (a bug, but one request must never take the server down).
+pub fn check_body(body: &[u8]) -> Response {
+    answer(|| curbi::api::check_json(body))
+}
+
+fn answer(check: impl FnOnce() -> curbi::Result<curbi::api::Response>) -> Response {
+    match panic::catch_unwind(AssertUnwindSafe(check)) {
+        Ok(Ok(res)) => json_response(StatusCode::OK, res.to_json_string()),
+        Ok(Err(e)) => json_response(StatusCode::BAD_REQUEST, e.to_json().to_string()),
+        Err(_) => error_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal,
+            "the checker failed on this request; this is a bug, please report it with the request",
+        ),
+    }
+}
+
+/// Why a body could not be read.
+#[derive(Debug)]
+pub enum BodyError {
+    /// Over the limit (HTTP 413).
+    TooLarge,
+    /// The connection or its framing failed.
+    Read(String),
+}
+
+/// Reads a body of at most `limit` bytes. A declared Content-Length over the limit is refused before reading;
+/// a chunked body is cut off as soon as it passes the limit, so nothing larger is ever buffered.
+pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, BodyError> {
+    let declared = body.size_hint().lower();
+    if usize::try_from(declared).map_or(true, |n| n > limit) {
+        return Err(BodyError::TooLarge);
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<LengthLimitError>() => Err(BodyError::TooLarge),
+        Err(e) => Err(BodyError::Read(e.to_string())),
+    }
+}
+
+/// 413, closing the connection: the unread rest of the body must not be taken for the next request.
+pub fn body_too_large() -> Response {
+    let mut res = error_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::BodyTooLarge,
+        format!("request body is larger than {MAX_BODY} bytes"),
+    );
+    res.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+    res
+}
+
+/// `application/json` or `application/*+json`, any case, with parameters allowed; a declared charset must be
+/// UTF-8 because JSON is UTF-8 (RFC 8259 §8.1). A missing Content-Type is not JSON.
+pub fn is_json_content_type(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let mut parts = value.split(';');
+    let essence = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+    let json = match essence.strip_prefix("application/") {
+        Some("json") => true,
+        Some(sub) => sub.len() > "+json".len() && sub.ends_with("+json") && !sub.contains('/'),
+        None => false,
+    };
+    json && parts.all(|param| match param.split_once('=') {
+        Some((name, v)) if name.trim().eq_ignore_ascii_case("charset") => {
+            v.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
+        }
+        _ => true,
+    })
+}
+
+/// An error document with `path` "" (transport errors concern the whole request).
+pub fn error_response(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
+    json_response(status, Error::new(code, "", message).to_json().to_string())
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn content_type(v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(CONTENT_TYPE, HeaderValue::from_str(v).expect("header value"));
+        h
+    }
+
+    #[test]
+    fn json_content_types() {
+        for ok in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON;charset=\"UTF-8\"",
+            "application/vnd.curbi+json",
+            "application/json; foo=bar",
+        ] {
+            assert!(is_json_content_type(&content_type(ok)), "{ok}");
+        }
+        for bad in [
+            "text/plain",
+            "application/jsonp",
+            "application/+json",
+            "text/json",
+            "application/json; charset=latin1",
+            "application/x-www-form-urlencoded",
+            "",
+        ] {
+            assert!(!is_json_content_type(&content_type(bad)), "{bad}");
+        }
+        assert!(!is_json_content_type(&HeaderMap::new()));
+    }
+
+    #[test]
+    #[allow(clippy::panic)]
+    fn a_panicking_check_is_a_500_internal() {
+        let res = answer(|| panic!("simulated checker bug"));
+        assert_eq!(res.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+}

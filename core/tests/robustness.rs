@@ -1,0 +1,114 @@
+//! Property tests: no reply or request, however odd, makes the checker panic, and every finding's span slices its
+//! text on character boundaries, in bytes and in UTF-16 alike.
+#![allow(clippy::unwrap_used)]
+
+use curbi::check::span;
+use curbi::{CheckerVersion, CompiledPolicy, policy};
+use proptest::prelude::*;
+
+fn compiled() -> CompiledPolicy {
+    let p = serde_json::json!({
+        "prices": [{"item": "Pro", "amounts": [49, 490], "aliases": ["Pro plan", "İleri"]},
+                   {"item": "Starter", "amount": 19}, {"item": "Pro Annual", "amount": 490}],
+        "forbid": [{"id": "guarantee", "phrases": ["guarantee", "money back"]},
+                   {"id": "garanti", "phrases": ["garanti"], "match": "prefix"},
+                   {"id": "strict", "phrases": ["free"], "negatable": false}],
+        "actions": {"refunded": "billing.refund", "canceled": "billing.cancel"},
+        "discounts": [{"percent": 20, "items": ["Pro"]}, {"percent": 12.5}]
+    });
+    CompiledPolicy::new(policy::parse_policy(&p).unwrap())
+}
+
+fn record() -> curbi::Record {
+    let req = serde_json::json!({"policy": {}, "reply": "", "record": {
+        "effects": [{"operation": "billing.cancel", "status": "DONE"}],
+        "facts": [{"near": "appointment", "kind": "time", "value": "15:30"},
+                  {"near": "delivery", "kind": "date", "value": "2026-11-03"},
+                  {"near": "refund", "kind": "money", "value": "$49.99"}]}});
+    policy::parse_request_value(&req).unwrap().record.unwrap()
+}
+
+/// Fragments that exercise every reader, glued in random order with random separators.
+fn fragment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("$49".to_owned()),
+        Just("$1,299.00".to_owned()),
+        Just("€49".to_owned()),
+        Just("US$".to_owned()),
+        Just("$".to_owned()),
+        Just("49 dollars".to_owned()),
+        Just("$10k".to_owned()),
+        Just("–".to_owned()),
+        Just("Pro".to_owned()),
+        Just("Pro Annual".to_owned()),
+        Just("İleri".to_owned()),
+        Just("GARANTİLİ".to_owned()),
+        Just("not".to_owned()),
+        Just("haven’t".to_owned()),
+        Just("refunded".to_owned()),
+        Just("Canceled!".to_owned()),
+        Just("guaranteed".to_owned()),
+        Just("20% off".to_owned()),
+        Just("half off".to_owned()),
+        Just("3:30 PM".to_owned()),
+        Just("12 AM".to_owned()),
+        Just("Nov 3".to_owned()),
+        Just("11/03".to_owned()),
+        Just("2026-11-03".to_owned()),
+        Just("appointment".to_owned()),
+        Just("😀".to_owned()),
+        Just("中文".to_owned()),
+        Just("é".to_owned()),
+        Just("\u{307}".to_owned()),
+        Just("?".to_owned()),
+        Just(".".to_owned()),
+        Just(",".to_owned()),
+        Just("\n".to_owned()),
+        Just("'".to_owned()),
+        Just("%".to_owned()),
+        Just("9".to_owned()),
+        "\\PC{0,6}",
+    ]
+}
+
+fn reply() -> impl Strategy<Value = String> {
+    prop::collection::vec((fragment(), prop_oneof![Just(""), Just(" "), Just(", "), Just(". ")]), 0..24)
+        .prop_map(|parts| parts.into_iter().map(|(a, b)| a + b).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn findings_slice_their_text(reply in reply(), old in any::<bool>()) {
+        let version = if old { CheckerVersion::V2026_10_27 } else { CheckerVersion::CURRENT };
+        let p = compiled();
+        let rec = record();
+        let findings = p.check(&reply, Some(&rec), version);
+        let again = p.check(&reply, Some(&rec), version);
+        prop_assert_eq!(&findings, &again, "deterministic");
+        let offsets: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
+        let u16 = span::utf16_offsets(&reply, &offsets);
+        let units: Vec<u16> = reply.encode_utf16().collect();
+        for (i, f) in findings.iter().enumerate() {
+            prop_assert!(f.start < f.end && reply.is_char_boundary(f.start) && reply.is_char_boundary(f.end));
+            prop_assert_eq!(&reply[f.start..f.end], f.text.as_str());
+            prop_assert_eq!(String::from_utf16(&units[u16[2 * i]..u16[2 * i + 1]]).unwrap(), f.text.clone());
+        }
+        for w in findings.windows(2) {
+            prop_assert!((w[0].start, &w[0].rule) <= (w[1].start, &w[1].rule), "sorted by start then rule");
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(body in prop::collection::vec(any::<u8>(), 0..512)) {
+        let _ = curbi::api::check_json(&body);
+    }
+
+    #[test]
+    fn arbitrary_replies_in_requests_never_panic(reply in "\\PC{0,300}") {
+        let body = serde_json::json!({"policy": {"prices": [{"item": "Pro", "amount": 49}], "forbid": [{"id": "x", "phrases": ["x"]}]}, "reply": reply});
+        let r = curbi::api::check_json(&serde_json::to_vec(&body).unwrap()).unwrap();
+        prop_assert!(serde_json::from_str::<serde_json::Value>(&r.to_json_string()).is_ok());
+    }
+}

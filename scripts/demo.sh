@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# `make demo`: checks the seed's "Catch one reply" example and prints its findings readably, then the JSON.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CURBI=target/release/curbi
+REQUEST=examples/catch-one-reply.json
+
+echo "Policy: Pro is \$49; never say \"guarantee\"; \"refunded\" needs billing.refund DONE."
+echo "Reply:  $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reply"])' "$REQUEST" 2>/dev/null || grep -o '"reply": *"[^"]*"' "$REQUEST")"
+echo
+set +e
+OUT=$("$CURBI" check "$REQUEST")
+STATUS=$?
+set -e
+"$CURBI" check --explain "$REQUEST" || true
+echo
+echo "JSON (exit $STATUS):"
+echo "$OUT"

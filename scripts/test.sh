@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `make test`: installs what it needs (Rust components), then runs every check and ends with one summary line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failed_steps=()
+step() {
+  local name=$1
+  shift
+  echo "==> $name"
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    failed_steps+=("$name")
+  fi
+}
+
+# Setup: rustfmt and clippy come from rustup on a fresh machine.
+if command -v rustup >/dev/null 2>&1; then
+  rustup component add rustfmt clippy >/dev/null 2>&1 || true
+fi
+
+step "cargo fmt --check" cargo fmt --all --check
+step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
+step "cargo test (core, CLI, HTTP, vectors)" cargo test --workspace --locked
+step "bench compiles" cargo bench --workspace --locked --no-run
+
+if [ "$failed" -gt 0 ]; then
+  echo "make test: failed steps: ${failed_steps[*]}"
+fi
+echo "make test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
