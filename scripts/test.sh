@@ -26,6 +26,8 @@ fi
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (core, CLI, HTTP, vectors)" cargo test --workspace --locked
+# The vector runner prints how many vectors ran; show it (cargo hides a passing test's output).
+step "shared vectors (Rust)" cargo test -p curbi --locked --test vectors -- --nocapture check_vectors
 step "bench compiles" cargo bench --workspace --locked --no-run
 
 if [ "$failed" -gt 0 ]; then

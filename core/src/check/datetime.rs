@@ -2,6 +2,8 @@
 //! (12 AM is midnight, 12 PM is noon); `Nov 3`, `November 3rd`, `3 November 2026`, `2026-11-03`, `11/03` (en-US).
 //! Durations ("10 minutes early", "in 2 hours") are never times: a time needs a colon, am/pm, or noon/midnight.
 
+use super::text::Text;
+
 /// A time or date found in a reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Found<V> {
@@ -99,75 +101,85 @@ fn to_24h(h: u32, pm: bool) -> Option<u32> {
     })
 }
 
-/// Every clock time in `s`, as minutes after midnight.
-pub(crate) fn find_times(s: &str) -> Vec<Found<u16>> {
+/// A clock time starting at byte `i`, as minutes after midnight.
+fn time_at(s: &str, i: usize) -> Option<Found<u16>> {
     let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_alphabetic() {
-            let start = i;
-            while i < b.len() && b[i].is_ascii_alphabetic() {
-                i += 1;
-            }
-            if start > 0 && alpha_at(b, start - 1) {
-                continue;
-            }
-            let w = &s[start..i];
-            if w.eq_ignore_ascii_case("noon") || w.eq_ignore_ascii_case("midday") {
-                out.push(Found { start, end: i, value: 12 * 60 });
-            } else if w.eq_ignore_ascii_case("midnight") {
-                out.push(Found { start, end: i, value: 0 });
-            }
-            continue;
+    if b[i].is_ascii_alphabetic() {
+        if i > 0 && alpha_at(b, i - 1) {
+            return None;
         }
-        if !b[i].is_ascii_digit() || (i > 0 && (alpha_at(b, i - 1) || matches!(b[i - 1], b':' | b'.' | b'/' | b','))) {
-            i += 1;
-            continue;
+        let mut end = i;
+        while end < b.len() && b[end].is_ascii_alphabetic() {
+            end += 1;
         }
-        let start = i;
-        let hd = digits_at(b, i);
-        if hd > 2 {
-            i += hd;
-            continue;
-        }
-        let h = num(b, i, hd);
-        let mut j = i + hd;
-        let mut minute = None;
-        let sep = b.get(j).copied();
-        if (sep == Some(b':') || sep == Some(b'.')) && digits_at(b, j + 1) == 2 {
-            minute = Some(num(b, j + 1, 2));
-            let after = j + 3;
-            // Seconds after a colon time: 15:30:00.
-            let after = if sep == Some(b':') && b.get(after) == Some(&b':') && digits_at(b, after + 1) == 2 {
-                after + 3
-            } else {
-                after
-            };
-            j = after;
-        }
-        let mer = meridiem(b, j);
-        let value = match (minute, mer, sep) {
-            (Some(m), Some((pm, _)), _) if m < 60 => to_24h(h, pm).map(|h| h * 60 + m),
-            (Some(m), None, Some(b':')) if m < 60 && h < 24 && !b.get(j).is_some_and(u8::is_ascii_digit) => {
-                Some(h * 60 + m)
-            }
-            (None, Some((pm, _)), _) => to_24h(h, pm).map(|h| h * 60),
-            _ => None,
+        let w = &s[i..end];
+        let value = if w.eq_ignore_ascii_case("noon") || w.eq_ignore_ascii_case("midday") {
+            12 * 60
+        } else if w.eq_ignore_ascii_case("midnight") {
+            0
+        } else {
+            return None;
         };
-        match (value, mer) {
-            (Some(v), Some((_, end))) => {
-                out.push(Found { start, end, value: v as u16 });
-                i = end;
-            }
-            (Some(v), None) => {
-                out.push(Found { start, end: j, value: v as u16 });
-                i = j;
-            }
-            _ => i = j.max(i + 1),
+        return Some(Found { start: i, end, value });
+    }
+    if !b[i].is_ascii_digit() || (i > 0 && (alpha_at(b, i - 1) || matches!(b[i - 1], b':' | b'.' | b'/' | b','))) {
+        return None;
+    }
+    let hd = digits_at(b, i);
+    if hd > 2 {
+        return None;
+    }
+    let h = num(b, i, hd);
+    let mut j = i + hd;
+    let mut minute = None;
+    let sep = b.get(j).copied();
+    if (sep == Some(b':') || sep == Some(b'.')) && digits_at(b, j + 1) == 2 {
+        minute = Some(num(b, j + 1, 2));
+        j += 3;
+        // Seconds after a colon time: 15:30:00.
+        if sep == Some(b':') && b.get(j) == Some(&b':') && digits_at(b, j + 1) == 2 {
+            j += 3;
+        }
+    }
+    let mer = meridiem(b, j);
+    let value = match (minute, mer, sep) {
+        (Some(m), Some((pm, _)), _) if m < 60 => to_24h(h, pm).map(|h| h * 60 + m),
+        (Some(m), None, Some(b':')) if m < 60 && h < 24 && !b.get(j).is_some_and(u8::is_ascii_digit) => {
+            Some(h * 60 + m)
+        }
+        (None, Some((pm, _)), _) => to_24h(h, pm).map(|h| h * 60),
+        _ => None,
+    }?;
+    let end = mer.map_or(j, |(_, end)| end);
+    Some(Found { start: i, end, value: value as u16 })
+}
+
+/// Runs `at` at each candidate start, skipping starts inside an earlier find.
+fn scan<V>(
+    s: &str,
+    starts: impl Iterator<Item = usize>,
+    at: impl Fn(&str, usize) -> Option<Found<V>>,
+) -> Vec<Found<V>> {
+    let mut out: Vec<Found<V>> = Vec::new();
+    for i in starts {
+        if out.last().is_some_and(|f| i < f.end) {
+            continue;
+        }
+        if let Some(f) = at(s, i) {
+            out.push(f);
         }
     }
     out
+}
+
+/// Every clock time in a reply. Times and dates start where a word does, so only word starts are tried.
+pub(crate) fn times_in(text: &Text<'_>) -> Vec<Found<u16>> {
+    scan(text.src, text.toks.iter().map(|t| t.start), time_at)
+}
+
+/// Every clock time in `s`, trying every position (for short texts such as record values).
+pub(crate) fn find_times(s: &str) -> Vec<Found<u16>> {
+    scan(s, s.char_indices().map(|(i, _)| i), time_at)
 }
 
 fn ordinal_end(b: &[u8], j: usize) -> usize {
@@ -193,122 +205,120 @@ fn valid(m: u32, d: u32) -> bool {
     (1..=12).contains(&m) && (1..=31).contains(&d)
 }
 
-/// Every date in `s`.
-pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
+/// A date starting at byte `i`.
+fn date_at(s: &str, i: usize) -> Option<Found<Date>> {
     let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let boundary = i == 0 || !(alpha_at(b, i - 1) || matches!(b[i - 1], b'/' | b'-' | b'.' | b':'));
-        if b[i].is_ascii_alphabetic() {
-            let start = i;
-            while i < b.len() && b[i].is_ascii_alphabetic() {
-                i += 1;
-            }
-            if !boundary {
-                continue;
-            }
-            // Month name, optional period, space, day, optional ordinal and year: "Nov. 3rd, 2026".
-            // Lower-case "may" is the verb ("you may 3 times"), never the month.
-            if let Some(m) = month_of(&s[start..i]).filter(|_| &s[start..i] != "may") {
-                let mut j = i;
-                if b.get(j) == Some(&b'.') {
-                    j += 1;
-                }
-                if b.get(j) == Some(&b' ') {
-                    j += 1;
-                    let dd = digits_at(b, j);
-                    if (1..=2).contains(&dd) && !b.get(j + dd).is_some_and(|c| c.is_ascii_digit() || *c == b':') {
-                        let d = num(b, j, dd);
-                        let mut end = ordinal_end(b, j + dd);
-                        if !alpha_at(b, end) && valid(u32::from(m), d) {
-                            let year = year_after(b, end).map(|(y, e)| {
-                                end = e;
-                                y
-                            });
-                            out.push(Found { start, end, value: (year, m, d as u8) });
-                            i = end;
-                        }
-                    }
-                }
-            }
-            continue;
-        }
-        if !b[i].is_ascii_digit() || !boundary {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let n = digits_at(b, i);
-        // ISO: 2026-11-03.
-        if n == 4
-            && b.get(i + 4) == Some(&b'-')
-            && digits_at(b, i + 5) == 2
-            && b.get(i + 7) == Some(&b'-')
-            && digits_at(b, i + 8) == 2
-        {
-            let (y, m, d) = (num(b, i, 4), num(b, i + 5, 2), num(b, i + 8, 2));
-            if valid(m, d) && !b.get(i + 10).is_some_and(u8::is_ascii_digit) {
-                out.push(Found { start, end: i + 10, value: (Some(y as u16), m as u8, d as u8) });
-                i += 10;
-                continue;
-            }
-        }
-        // en-US: 11/03, 11/03/2026, 11/3/26.
-        if (1..=2).contains(&n) && b.get(i + n) == Some(&b'/') {
-            let dn = digits_at(b, i + n + 1);
-            if (1..=2).contains(&dn) {
-                let (m, d) = (num(b, i, n), num(b, i + n + 1, dn));
-                let mut end = i + n + 1 + dn;
-                let mut year = None;
-                if b.get(end) == Some(&b'/') {
-                    let yn = digits_at(b, end + 1);
-                    if yn == 4 || yn == 2 {
-                        let y = num(b, end + 1, yn);
-                        year = Some(if yn == 2 { 2000 + y } else { y } as u16);
-                        end += 1 + yn;
-                    }
-                }
-                if valid(m, d) && !b.get(end).is_some_and(|c| c.is_ascii_digit() || *c == b'/') {
-                    out.push(Found { start, end, value: (year, m as u8, d as u8) });
-                    i = end;
-                    continue;
-                }
-            }
-        }
-        // Day then month: "3 November 2026", "3rd of Nov".
-        if (1..=2).contains(&n) {
-            let d = num(b, i, n);
-            let mut j = ordinal_end(b, i + n);
-            if b.get(j) == Some(&b' ') {
-                j += 1;
-                if b[j..].len() >= 3 && b[j..j + 3].eq_ignore_ascii_case(b"of ") {
-                    j += 3;
-                }
-                let ws = j;
-                while j < b.len() && b[j].is_ascii_alphabetic() {
-                    j += 1;
-                }
-                if let Some(m) = month_of(&s[ws..j])
-                    && valid(u32::from(m), d)
-                {
-                    let mut end = j;
-                    if b.get(end) == Some(&b'.') && s[ws..j].len() == 3 {
-                        end += 1;
-                    }
-                    let year = year_after(b, end).map(|(y, e)| {
-                        end = e;
-                        y
-                    });
-                    out.push(Found { start, end, value: (year, m, d as u8) });
-                    i = end;
-                    continue;
-                }
-            }
-        }
-        i += n.max(1);
+    let boundary = i == 0 || !(alpha_at(b, i - 1) || matches!(b[i - 1], b'/' | b'-' | b'.' | b':'));
+    if !boundary {
+        return None;
     }
-    out
+    let start = i;
+    if b[i].is_ascii_alphabetic() {
+        let mut i = i;
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        // Month name, optional period, space, day, optional ordinal and year: "Nov. 3rd, 2026".
+        // Lower-case "may" is the verb ("you may 3 times"), never the month.
+        let m = month_of(&s[start..i]).filter(|_| &s[start..i] != "may")?;
+        let mut j = i;
+        if b.get(j) == Some(&b'.') {
+            j += 1;
+        }
+        if b.get(j) != Some(&b' ') {
+            return None;
+        }
+        j += 1;
+        let dd = digits_at(b, j);
+        if !(1..=2).contains(&dd) || b.get(j + dd).is_some_and(|c| c.is_ascii_digit() || *c == b':') {
+            return None;
+        }
+        let d = num(b, j, dd);
+        let mut end = ordinal_end(b, j + dd);
+        if alpha_at(b, end) || !valid(u32::from(m), d) {
+            return None;
+        }
+        let year = year_after(b, end).map(|(y, e)| {
+            end = e;
+            y
+        });
+        return Some(Found { start, end, value: (year, m, d as u8) });
+    }
+    if !b[i].is_ascii_digit() {
+        return None;
+    }
+    let n = digits_at(b, i);
+    // ISO: 2026-11-03.
+    if n == 4
+        && b.get(i + 4) == Some(&b'-')
+        && digits_at(b, i + 5) == 2
+        && b.get(i + 7) == Some(&b'-')
+        && digits_at(b, i + 8) == 2
+    {
+        let (y, m, d) = (num(b, i, 4), num(b, i + 5, 2), num(b, i + 8, 2));
+        if valid(m, d) && !b.get(i + 10).is_some_and(u8::is_ascii_digit) {
+            return Some(Found { start, end: i + 10, value: (Some(y as u16), m as u8, d as u8) });
+        }
+    }
+    // en-US: 11/03, 11/03/2026, 11/3/26.
+    if (1..=2).contains(&n) && b.get(i + n) == Some(&b'/') {
+        let dn = digits_at(b, i + n + 1);
+        if (1..=2).contains(&dn) {
+            let (m, d) = (num(b, i, n), num(b, i + n + 1, dn));
+            let mut end = i + n + 1 + dn;
+            let mut year = None;
+            if b.get(end) == Some(&b'/') {
+                let yn = digits_at(b, end + 1);
+                if yn == 4 || yn == 2 {
+                    let y = num(b, end + 1, yn);
+                    year = Some(if yn == 2 { 2000 + y } else { y } as u16);
+                    end += 1 + yn;
+                }
+            }
+            if valid(m, d) && !b.get(end).is_some_and(|c| c.is_ascii_digit() || *c == b'/') {
+                return Some(Found { start, end, value: (year, m as u8, d as u8) });
+            }
+        }
+    }
+    // Day then month: "3 November 2026", "3rd of Nov".
+    if (1..=2).contains(&n) {
+        let d = num(b, i, n);
+        let mut j = ordinal_end(b, i + n);
+        if b.get(j) == Some(&b' ') {
+            j += 1;
+            if b[j..].len() >= 3 && b[j..j + 3].eq_ignore_ascii_case(b"of ") {
+                j += 3;
+            }
+            let ws = j;
+            while j < b.len() && b[j].is_ascii_alphabetic() {
+                j += 1;
+            }
+            if let Some(m) = month_of(&s[ws..j])
+                && valid(u32::from(m), d)
+            {
+                let mut end = j;
+                if b.get(end) == Some(&b'.') && s[ws..j].len() == 3 {
+                    end += 1;
+                }
+                let year = year_after(b, end).map(|(y, e)| {
+                    end = e;
+                    y
+                });
+                return Some(Found { start, end, value: (year, m, d as u8) });
+            }
+        }
+    }
+    None
+}
+
+/// Every date in a reply, tried at word starts.
+pub(crate) fn dates_in(text: &Text<'_>) -> Vec<Found<Date>> {
+    scan(text.src, text.toks.iter().map(|t| t.start), date_at)
+}
+
+/// Every date in `s`, trying every position (for record values).
+pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
+    scan(s, s.char_indices().map(|(i, _)| i), date_at)
 }
 
 /// A time fact's value: one clock time and nothing else, or a 24-hour `HH:MM[:SS]`.

@@ -22,6 +22,10 @@ pub(crate) fn word_matches(t: &str, w: &str, mode: Mode) -> bool {
     if t == w {
         return true;
     }
+    // Every form starts with the phrase word's first letter (for words of two letters or more): reject cheaply.
+    if w.len() >= 2 && t.as_bytes().first() != w.as_bytes().first() {
+        return false;
+    }
     if let Some(rest) = t.strip_prefix(w) {
         match mode {
             Mode::Prefix => return true,
@@ -196,7 +200,11 @@ pub(crate) fn find_phrase<'t>(
     words: &'t [String],
     mode: Mode,
 ) -> impl Iterator<Item = (usize, usize)> + 't {
-    (0..text.toks.len()).filter_map(move |i| match_words(text, i, words, mode).map(|last| (i, last)))
+    // Cheap first-letter test before the word comparison (see `word_matches`).
+    let lead = words.first().filter(|w| w.len() >= 2).and_then(|w| w.as_bytes().first().copied());
+    (0..text.toks.len())
+        .filter(move |&i| lead.is_none_or(|b| text.word_at(i).as_bytes().first() == Some(&b)))
+        .filter_map(move |i| match_words(text, i, words, mode).map(|last| (i, last)))
 }
 
 /// Words that negate what follows them.

@@ -250,7 +250,8 @@ fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&Record>) {
             continue;
         }
         let t = cx.text.toks[m.first];
-        let why = format!("Claims \"{verb}\", but {op} is not DONE in the record.");
+        let written = &cx.text.src[t.start..t.end];
+        let why = format!("Claims \"{written}\", but {op} is not DONE in the record.");
         cx.push("action:unrecorded", t.start, t.end, why);
     }
 }
@@ -260,7 +261,8 @@ struct Stated {
     start: usize,
     end: usize,
     tok: usize,
-    value: FactValue,
+    /// `None`: a value that can never equal the record (an amount in another currency, or too large to read).
+    value: Option<FactValue>,
     money: Option<usize>,
 }
 
@@ -278,19 +280,19 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [
     for fact in facts {
         let list = match fact.value {
             FactValue::Time(_) => times.get_or_insert_with(|| {
-                super::datetime::find_times(text.src)
+                super::datetime::times_in(text)
                     .iter()
                     .map(|f| Stated {
                         start: f.start,
                         end: f.end,
                         tok: tok_of(f.start),
-                        value: FactValue::Time(f.value),
+                        value: Some(FactValue::Time(f.value)),
                         money: None,
                     })
                     .collect()
             }),
             FactValue::Date(..) => dates.get_or_insert_with(|| {
-                super::datetime::find_dates(text.src)
+                super::datetime::dates_in(text)
                     .iter()
                     .map(|f| {
                         let (y, m, d) = f.value;
@@ -298,7 +300,7 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [
                             start: f.start,
                             end: f.end,
                             tok: tok_of(f.start),
-                            value: FactValue::Date(y, m, d),
+                            value: Some(FactValue::Date(y, m, d)),
                             money: None,
                         }
                     })
@@ -308,15 +310,13 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [
                 money
                     .iter()
                     .enumerate()
-                    .filter(|(_, m)| m.currency == Currency::Usd)
-                    .filter_map(|(i, m)| {
-                        Some(Stated {
-                            start: m.start,
-                            end: m.end,
-                            tok: tok_of(m.digits),
-                            value: FactValue::Money(m.amount?),
-                            money: Some(i),
-                        })
+                    .map(|(i, m)| Stated {
+                        start: m.start,
+                        end: m.end,
+                        tok: tok_of(m.digits),
+                        // Money facts are in USD: €20 for a $20 refund is a mismatch, never a match.
+                        value: m.amount.filter(|_| m.currency == Currency::Usd).map(FactValue::Money),
+                        money: Some(i),
                     })
                     .collect()
             }),
@@ -336,10 +336,10 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [
                 consumed[mi] = true;
             }
             let same = match (s.value, fact.value) {
-                (FactValue::Date(ys, ms, ds), FactValue::Date(yf, mf, df)) => {
+                (Some(FactValue::Date(ys, ms, ds)), FactValue::Date(yf, mf, df)) => {
                     ms == mf && ds == df && (ys.is_none() || yf.is_none() || ys == yf)
                 }
-                (a, b) => a == b,
+                (a, b) => a == Some(b),
             };
             if !same {
                 let why = format!("{} is {}, not {}.", fact.near, fact.display, &text.src[s.start..s.end]);

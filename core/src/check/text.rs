@@ -99,6 +99,10 @@ impl<'a> Text<'a> {
                 let start = i;
                 let mut end = i + clen;
                 while end < bytes.len() {
+                    if bytes[end].is_ascii_alphanumeric() {
+                        end += 1;
+                        continue;
+                    }
                     let d =
                         if bytes[end] < 0x80 { bytes[end] as char } else { src[end..].chars().next().unwrap_or(' ') };
                     let dlen = d.len_utf8();
@@ -124,7 +128,8 @@ impl<'a> Text<'a> {
                 let fold_start = t.folded.len() as u32;
                 let raw = &src[start..end];
                 if raw.is_ascii() {
-                    t.folded.extend(raw.bytes().map(|b| b.to_ascii_lowercase() as char));
+                    t.folded.push_str(raw);
+                    t.folded[fold_start as usize..].make_ascii_lowercase();
                 } else {
                     for ch in raw.chars() {
                         fold_char_into(ch, &mut t.folded);
