@@ -242,7 +242,7 @@ fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&Record>) {
         let Target::Action { action } = cx.p.targets[m.entry] else {
             continue;
         };
-        let (verb, op) = &cx.p.policy().actions[action];
+        let (_, op) = &cx.p.policy().actions[action];
         let done = record.is_some_and(|r| {
             r.effects.iter().any(|e| e.operation.as_deref() == Some(op.as_str()) && e.status.as_deref() == Some("DONE"))
         });
