@@ -67,6 +67,10 @@ pub(crate) fn word_matches(t: &str, w: &str, mode: Mode) -> bool {
 /// which goes into `buf`; the rest are slices of `t`.
 fn stems(t: &str, f: &mut impl FnMut(&str)) {
     f(t);
+    // Every ending handled below ends in one of these letters; most words need no more lookups.
+    if !matches!(t.as_bytes().last(), Some(b's' | b'd' | b'g' | b'\'')) {
+        return;
+    }
     for suf in ["'s", "s'", "s", "es", "d", "ed", "ing"] {
         if let Some(s) = t.strip_suffix(suf)
             && !s.is_empty()

@@ -30,12 +30,61 @@ fn is_clause_word(w: &str) -> bool {
 }
 
 /// Abbreviations whose period does not end a sentence.
-const ABBREVIATIONS: &[&str] = &[
-    "dr", "mr", "mrs", "ms", "st", "no", "vs", "inc", "ltd", "jr", "sr", "approx", "etc", "e.g", "i.e", "a.m", "p.m",
-    "mt", "ft", "co", "corp", "dept", "est", "prof", "sgt", "apt", "ave", "blvd", "jan", "feb", "mar", "apr", "jun",
-    "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri",
-    "sat", "sun",
-];
+fn is_abbreviation(w: &str) -> bool {
+    w.len() <= 6
+        && matches!(
+            w,
+            "dr" | "mr"
+                | "mrs"
+                | "ms"
+                | "st"
+                | "no"
+                | "vs"
+                | "inc"
+                | "ltd"
+                | "jr"
+                | "sr"
+                | "approx"
+                | "etc"
+                | "e.g"
+                | "i.e"
+                | "a.m"
+                | "p.m"
+                | "mt"
+                | "ft"
+                | "co"
+                | "corp"
+                | "dept"
+                | "est"
+                | "prof"
+                | "sgt"
+                | "apt"
+                | "ave"
+                | "blvd"
+                | "jan"
+                | "feb"
+                | "mar"
+                | "apr"
+                | "jun"
+                | "jul"
+                | "aug"
+                | "sep"
+                | "sept"
+                | "oct"
+                | "nov"
+                | "dec"
+                | "mon"
+                | "tue"
+                | "tues"
+                | "wed"
+                | "thu"
+                | "thur"
+                | "thurs"
+                | "fri"
+                | "sat"
+                | "sun"
+        )
+}
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
@@ -156,8 +205,7 @@ impl<'a> Text<'a> {
                         && t.toks.last().is_some_and(|last| {
                             last.end == at && {
                                 let w = t.word(last);
-                                ABBREVIATIONS.contains(&w)
-                                    || (w.chars().count() == 1 && w.chars().all(char::is_alphabetic))
+                                is_abbreviation(w) || (w.chars().count() == 1 && w.chars().all(char::is_alphabetic))
                             }
                         });
                     // "3.30pm" and "$49.99" keep going: a period with a digit right after is not an end.
