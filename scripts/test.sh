@@ -18,6 +18,13 @@ step() {
   fi
 }
 
+# Setup: Debian tools the C tests need, when a fresh machine lacks them (CI runs as root).
+missing=()
+for tool in cc valgrind nm; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "==> installing ${missing[*]} from Debian's packages"
+  apt-get update -qq && apt-get install -y -qq gcc valgrind binutils >/dev/null
+fi
 # Setup: rustfmt and clippy come from rustup on a fresh machine.
 if command -v rustup >/dev/null 2>&1; then
   rustup component add rustfmt clippy >/dev/null 2>&1 || true
@@ -29,6 +36,8 @@ step "cargo test (core, CLI, HTTP, vectors)" cargo test --workspace --locked
 # The vector runner prints how many vectors ran; show it (cargo hides a passing test's output).
 step "shared vectors (Rust)" cargo test -p curbi --locked --test vectors -- --nocapture check_vectors
 step "bench compiles" cargo bench --workspace --locked --no-run
+step "libcurbi (release)" cargo build --release --locked -p curbi-ffi
+step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
 
 if [ "$failed" -gt 0 ]; then
   echo "make test: failed steps: ${failed_steps[*]}"

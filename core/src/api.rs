@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::check::{CompiledPolicy, Finding, span};
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
 use crate::policy::{self, CheckRequest, CheckerVersion, Record, Replies};
 
 /// What a check result does and does not prove (seed 000's `proof` object).
@@ -36,15 +36,88 @@ pub struct WireFinding {
     pub why: String,
 }
 
-/// Converts byte-offset findings on `reply` into wire findings.
+/// The unit a span counts in. The JSON wire uses UTF-16; each binding uses its own language's string indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpanUnit {
+    /// UTF-16 code units: the JSON wire, JavaScript.
+    #[default]
+    Utf16,
+    /// UTF-8 bytes: Rust, C, Go.
+    Utf8,
+    /// Unicode code points: Python.
+    CodePoint,
+}
+
+/// Converts byte-offset findings on `reply` into wire findings (UTF-16 spans).
 pub fn wire_findings(reply: &str, findings: Vec<Finding>) -> Vec<WireFinding> {
+    findings_in(reply, findings, SpanUnit::Utf16)
+}
+
+/// Converts byte-offset findings on `reply` into findings with spans in `unit`.
+pub fn findings_in(reply: &str, findings: Vec<Finding>, unit: SpanUnit) -> Vec<WireFinding> {
     let offsets: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
-    let u16 = span::utf16_offsets(reply, &offsets);
+    let conv = match unit {
+        SpanUnit::Utf16 => span::utf16_offsets(reply, &offsets),
+        SpanUnit::Utf8 => offsets,
+        SpanUnit::CodePoint => span::char_offsets(reply, &offsets),
+    };
     findings
         .into_iter()
         .enumerate()
-        .map(|(i, f)| WireFinding { rule: f.rule, span: [u16[2 * i], u16[2 * i + 1]], text: f.text, why: f.why })
+        .map(|(i, f)| WireFinding { rule: f.rule, span: [conv[2 * i], conv[2 * i + 1]], text: f.text, why: f.why })
         .collect()
+}
+
+/// Options for checking one reply with a compiled policy: `{"record": {...}, "version": "2026-11-01"}`, both
+/// optional. Read with the request schema, so errors carry the same codes and paths (`/record/...`, `/version`).
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    pub record: Option<Record>,
+    pub version: CheckerVersion,
+}
+
+impl CheckOptions {
+    /// Reads options from JSON bytes; empty input means no options.
+    pub fn from_json(bytes: &[u8]) -> Result<CheckOptions> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(CheckOptions::default());
+        }
+        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| Error::from_json_error(&e))?;
+        CheckOptions::from_value(&value)
+    }
+
+    /// Reads options from a JSON value: an object with only `record` and `version`.
+    pub fn from_value(value: &serde_json::Value) -> Result<CheckOptions> {
+        let Some(obj) = value.as_object() else {
+            return Err(Error::new(ErrorCode::InvalidType, "", "options must be an object"));
+        };
+        if let Some(k) = obj.keys().find(|k| !matches!(k.as_str(), "record" | "version")) {
+            let msg = format!("unknown option '{k}' (allowed: record, version)");
+            return Err(Error::new(ErrorCode::UnknownField, format!("/{k}"), msg));
+        }
+        // Reuse the request reader so limits, codes and paths are exactly the Check API's.
+        let mut req = serde_json::Map::new();
+        req.insert("policy".into(), serde_json::json!({}));
+        req.insert("reply".into(), serde_json::Value::String(String::new()));
+        for (k, v) in obj {
+            req.insert(k.clone(), v.clone());
+        }
+        let parsed = policy::parse_request_value(&serde_json::Value::Object(req))?;
+        Ok(CheckOptions { record: parsed.record, version: parsed.version })
+    }
+}
+
+/// Checks one reply and answers with spans in `unit` (the response shape of the Check API).
+pub fn respond_in(policy: &CompiledPolicy, reply: &str, options: &CheckOptions, unit: SpanUnit) -> CheckResponse {
+    let findings = findings_in(reply, policy.check(reply, options.record.as_ref(), options.version), unit);
+    CheckResponse {
+        object: "check",
+        version: options.version.as_str(),
+        record_trust: RECORD_TRUST,
+        pass: findings.is_empty(),
+        findings,
+        proof: PROOF,
+    }
 }
 
 /// The response to one reply.
@@ -106,22 +179,15 @@ impl Response {
     }
 }
 
-/// Checks one reply with a compiled policy and wraps it as a response.
+/// Checks one reply with a compiled policy and wraps it as a wire response (UTF-16 spans).
 pub fn respond_one(
     policy: &CompiledPolicy,
     reply: &str,
     record: Option<&Record>,
     version: CheckerVersion,
 ) -> CheckResponse {
-    let findings = wire_findings(reply, policy.check(reply, record, version));
-    CheckResponse {
-        object: "check",
-        version: version.as_str(),
-        record_trust: RECORD_TRUST,
-        pass: findings.is_empty(),
-        findings,
-        proof: PROOF,
-    }
+    let options = CheckOptions { record: record.cloned(), version };
+    respond_in(policy, reply, &options, SpanUnit::Utf16)
 }
 
 /// Runs a parsed request.

@@ -1,0 +1,245 @@
+//! The C ABI of Curbi: opaque handles and JSON documents over the core crate, with no logic of its own.
+//! Conventions (ownership, out-params, NULL, panics, threads, status codes) are in docs/ABI.md.
+// Exporting C symbols needs `#[unsafe(no_mangle)]`; every pointer dereference is in `ptr.rs`.
+#![allow(unsafe_code)]
+#![allow(non_camel_case_types)]
+
+mod ptr;
+
+use std::ffi::c_char;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use curbi_core::api::{self, CheckOptions, SpanUnit};
+use curbi_core::{CompiledPolicy, Error, ErrorCode, policy};
+
+/// Status of every call. Stable numbers: never renumbered or reused; new ones are appended.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum curbi_status {
+    /// Success: the out-parameters were written.
+    Ok = 0,
+    /// The input was read but is not valid; the error document (`error_out`) has its code, message and path.
+    InvalidInput = 1,
+    /// A required pointer argument was NULL (or a NULL pointer came with a non-zero length).
+    NullArgument = 2,
+    /// A length is larger than PTRDIFF_MAX.
+    InvalidLength = 3,
+    /// Text that must be UTF-8 is not; the error document names the field.
+    InvalidUtf8 = 4,
+    /// The library caught a panic: a bug, please report it. No out-parameter was written.
+    Panic = 5,
+    /// The caller's buffer was too small: it holds a truncated, NUL-terminated message and `*needed` the full size.
+    BufferTooSmall = 6,
+}
+
+impl curbi_status {
+    fn message(self) -> &'static str {
+        match self {
+            curbi_status::Ok => "ok",
+            curbi_status::InvalidInput => "invalid input: see the error document",
+            curbi_status::NullArgument => "a required pointer argument was NULL",
+            curbi_status::InvalidLength => "a length is larger than PTRDIFF_MAX",
+            curbi_status::InvalidUtf8 => "text is not valid UTF-8",
+            curbi_status::Panic => "internal error: the library caught a panic (a bug; please report it)",
+            curbi_status::BufferTooSmall => "the buffer is too small",
+        }
+    }
+
+    fn from_u32(n: u32) -> Option<curbi_status> {
+        use curbi_status::*;
+        [Ok, InvalidInput, NullArgument, InvalidLength, InvalidUtf8, Panic, BufferTooSmall]
+            .into_iter()
+            .find(|s| *s as u32 == n)
+    }
+}
+
+/// A compiled policy: immutable, safe to share between threads. Free with `curbi_policy_free`.
+#[derive(Debug)]
+pub struct curbi_policy {
+    inner: CompiledPolicy,
+}
+
+/// An owned JSON document (UTF-8, not NUL-terminated). Read with `curbi_bytes_data` / `curbi_bytes_len`; free
+/// with `curbi_bytes_free`.
+#[derive(Debug)]
+pub struct curbi_bytes {
+    data: Box<[u8]>,
+}
+
+/// A failed call's outcome: its status, and the error document when there is one.
+struct Failure(curbi_status, Option<Error>);
+
+impl From<curbi_status> for Failure {
+    fn from(s: curbi_status) -> Self {
+        Failure(s, None)
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure(curbi_status::InvalidInput, Some(e))
+    }
+}
+
+/// Runs `f` inside the panic guard. On failure, writes the error document to `error_out` (if non-NULL).
+fn guard(error_out: *mut *mut curbi_bytes, f: impl FnOnce() -> Result<(), Failure>) -> curbi_status {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => curbi_status::Ok,
+        Ok(Err(Failure(status, doc))) => {
+            if let Some(e) = doc {
+                ptr::write_out(error_out, curbi_bytes { data: e.to_json().to_string().into_bytes().into() });
+            }
+            status
+        }
+        Err(_) => curbi_status::Panic,
+    }
+}
+
+fn document(out: *mut *mut curbi_bytes, json: String) {
+    ptr::write_out(out, curbi_bytes { data: json.into_bytes().into_boxed_slice() });
+}
+
+/// The library version, e.g. "0.1.0": a static NUL-terminated string, never freed.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// Compiles a policy document (the Check API's `policy` member, as JSON). On success writes a new handle to
+/// `*policy_out`; on `CURBI_STATUS_INVALID_INPUT` writes the error document to `*error_out` (if non-NULL).
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_policy_compile(
+    policy_json: *const u8,
+    policy_len: usize,
+    policy_out: *mut *mut curbi_policy,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    guard(error_out, || {
+        ptr::check_out(policy_out)?;
+        let bytes = ptr::bytes_in(policy_json, policy_len)?;
+        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| Error::from_json_error(&e))?;
+        let p = policy::parse_policy(&value)?;
+        ptr::write_out(policy_out, curbi_policy { inner: CompiledPolicy::new(p) });
+        Ok(())
+    })
+}
+
+/// Frees a policy. NULL is a no-op. The handle must not be in use by another thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_policy_free(policy: *mut curbi_policy) {
+    let _ = catch_unwind(|| ptr::free(policy));
+}
+
+/// Checks one reply (UTF-8 bytes) with a compiled policy. `options_json` may be NULL/0 or
+/// `{"record": {...}, "version": "..."}`. On success writes the response document to `*result_out`, with spans in
+/// UTF-8 **bytes** of `reply`. Thread-safe: many threads may check with one policy at once.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_policy_check(
+    policy: *const curbi_policy,
+    reply: *const u8,
+    reply_len: usize,
+    options_json: *const u8,
+    options_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    guard(error_out, || {
+        ptr::check_out(result_out)?;
+        let p = ptr::handle(policy)?;
+        let reply = ptr::bytes_in(reply, reply_len)?;
+        let options = ptr::bytes_in(options_json, options_len)?;
+        let Ok(reply) = std::str::from_utf8(reply) else {
+            let e = Error::new(ErrorCode::InvalidValue, "/reply", "reply is not valid UTF-8");
+            return Err(Failure(curbi_status::InvalidUtf8, Some(e)));
+        };
+        let options = CheckOptions::from_json(options)?;
+        let response = api::respond_in(&p.inner, reply, &options, SpanUnit::Utf8);
+        document(result_out, api::Response::One(response).to_json_string());
+        Ok(())
+    })
+}
+
+/// The Check API in one call: a whole request document in, the response document out (spans in UTF-16 code units,
+/// exactly as `POST /v1/check`).
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_check(
+    request_json: *const u8,
+    request_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    guard(error_out, || {
+        ptr::check_out(result_out)?;
+        let bytes = ptr::bytes_in(request_json, request_len)?;
+        let response = api::check_json(bytes)?;
+        document(result_out, response.to_json_string());
+        Ok(())
+    })
+}
+
+/// Pointer to a document's bytes (valid until `curbi_bytes_free`); NULL for a NULL document.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_bytes_data(bytes: *const curbi_bytes) -> *const u8 {
+    ptr::handle(bytes).map_or(std::ptr::null(), |b| b.data.as_ptr())
+}
+
+/// Length of a document in bytes; 0 for a NULL document.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_bytes_len(bytes: *const curbi_bytes) -> usize {
+    ptr::handle(bytes).map_or(0, |b| b.data.len())
+}
+
+/// Frees a document. NULL is a no-op.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_bytes_free(bytes: *mut curbi_bytes) {
+    let _ = catch_unwind(|| ptr::free(bytes));
+}
+
+/// Writes a readable message into `buf` (NUL-terminated): the `message` of `error` when it is a non-NULL error
+/// document, else the description of `status`. `*needed` (if non-NULL) receives the full length without the NUL.
+/// Returns `CURBI_STATUS_BUFFER_TOO_SMALL` when the message was truncated (or `buf` is NULL / empty).
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_error_message(
+    status: u32,
+    error: *const curbi_bytes,
+    buf: *mut c_char,
+    buf_len: usize,
+    needed: *mut usize,
+) -> curbi_status {
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let from_doc = ptr::handle(error).ok().and_then(|b| {
+            let v: serde_json::Value = serde_json::from_slice(&b.data).ok()?;
+            v["error"]["message"].as_str().map(str::to_owned)
+        });
+        let msg = match from_doc {
+            Some(m) => m,
+            None => curbi_status::from_u32(status).map_or("unknown status", curbi_status::message).to_owned(),
+        };
+        ptr::write_message(&msg, buf, buf_len, needed)
+    }));
+    r.unwrap_or(curbi_status::Panic)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_numbers_are_stable() {
+        // docs/ABI.md lists these numbers; changing one breaks every compiled caller.
+        let expected = [
+            (curbi_status::Ok, 0),
+            (curbi_status::InvalidInput, 1),
+            (curbi_status::NullArgument, 2),
+            (curbi_status::InvalidLength, 3),
+            (curbi_status::InvalidUtf8, 4),
+            (curbi_status::Panic, 5),
+            (curbi_status::BufferTooSmall, 6),
+        ];
+        for (s, n) in expected {
+            assert_eq!(s as u32, n);
+            assert_eq!(curbi_status::from_u32(n), Some(s));
+        }
+        assert_eq!(curbi_status::from_u32(7), None);
+    }
+}
