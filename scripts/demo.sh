@@ -16,3 +16,12 @@ set -e
 echo
 echo "JSON (exit $STATUS):"
 echo "$OUT"
+
+echo
+echo "Python, the seed's LangChain guard (curbi-langchain):"
+python=target/python-venv/bin/python
+if ! "$python" -c "import curbi_langchain" >/dev/null 2>&1; then
+  echo "  (building the wheel into target/python-venv first)"
+  python=$(bash bindings/python/setup_venv.sh | tail -n 1)
+fi
+"$python" examples/python_guard.py

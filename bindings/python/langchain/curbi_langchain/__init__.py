@@ -1,0 +1,124 @@
+"""A LangChain guard: checks an agent's reply with Curbi and raises `CurbiViolation` when a rule fires."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence, Union
+
+import curbi
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables.config import get_config_list
+
+__all__ = ["CurbiGuard", "CurbiViolation", "curbi_guard"]
+
+
+class CurbiViolation(Exception):
+    """The reply broke the policy. `.findings` lists what fired; `.check` is the whole result."""
+
+    def __init__(self, check: curbi.Check) -> None:
+        self.check = check
+        self.findings = check.findings
+        rules = ", ".join(f"{f.rule} at {f.span}: {f.why}" for f in self.findings)
+        super().__init__(f"reply failed {len(self.findings)} Curbi rule(s): {rules}")
+
+
+def _text_of(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    # Content blocks: the text blocks, in order.
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+    return "".join(parts)
+
+
+class CurbiGuard(Runnable[Any, Any]):
+    """Returns its input when the reply passes the policy; raises `CurbiViolation` when it does not."""
+
+    def __init__(
+        self,
+        policy: Union[curbi.Policy, Mapping[str, Any], str],
+        record: Optional[Mapping[str, Any]] = None,
+        version: Optional[str] = None,
+    ) -> None:
+        self.policy = policy if isinstance(policy, curbi.Policy) else curbi.Policy.compile(policy)
+        self.record = record
+        self.version = version
+
+    @staticmethod
+    def reply_text(value: Any) -> str:
+        """The text checked for an input: a str itself, a message's text, or a message list's last message."""
+        if isinstance(value, str):
+            return value
+        if isinstance(value, BaseMessage):
+            return _text_of(value)
+        if isinstance(value, Sequence) and value and isinstance(value[-1], BaseMessage):
+            return _text_of(value[-1])
+        raise TypeError(f"curbi_guard checks a str, a message or a list of messages, not {type(value).__name__}")
+
+    def _check(self, value: Any) -> Any:
+        result = self.policy.check(self.reply_text(value), record=self.record, version=self.version)
+        if not result.passed:
+            raise CurbiViolation(result)
+        return value
+
+    async def _acheck(self, value: Any) -> Any:
+        # Inline on purpose: the check takes microseconds, far less than a hop to an executor.
+        return self._check(value)
+
+    def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
+        return self._call_with_config(self._check, input, config)
+
+    async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
+        return await self._acall_with_config(self._acheck, input, config)
+
+    def batch(
+        self,
+        inputs: list[Any],
+        config: Optional[Union[RunnableConfig, list[RunnableConfig]]] = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        configs = get_config_list(config, len(inputs))
+        out: list[Any] = []
+        for value, cfg in zip(inputs, configs):
+            try:
+                out.append(self.invoke(value, cfg))
+            except Exception as e:
+                if not return_exceptions:
+                    raise
+                out.append(e)
+        return out
+
+    async def abatch(
+        self,
+        inputs: list[Any],
+        config: Optional[Union[RunnableConfig, list[RunnableConfig]]] = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        configs = get_config_list(config, len(inputs))
+        out: list[Any] = []
+        for value, cfg in zip(inputs, configs):
+            try:
+                out.append(await self.ainvoke(value, cfg))
+            except Exception as e:
+                if not return_exceptions:
+                    raise
+                out.append(e)
+        return out
+
+
+def curbi_guard(
+    policy: Union[curbi.Policy, Mapping[str, Any], str],
+    record: Optional[Mapping[str, Any]] = None,
+    version: Optional[str] = None,
+) -> CurbiGuard:
+    """A Runnable guard for `policy` (a dict, JSON str or compiled `curbi.Policy`). See the package README."""
+    return CurbiGuard(policy, record=record, version=version)

@@ -1,0 +1,43 @@
+"""Curbi: check what an AI agent tells a customer against explicit rules.
+
+Compile a policy once, check many replies::
+
+    import curbi
+    policy = curbi.Policy.compile({"prices": [{"item": "Starter", "amount": 49}]})
+    result = policy.check("Starter costs $99.")
+    result.passed                  # False
+    result.findings[0].rule        # "price:mismatch"
+    result.findings[0].span        # (14, 17): indices into the Python str
+
+A pass means no configured rule fired. Records are supplied by the caller and are not verified, and no result
+grants authority to act.
+"""
+
+from ._native import (
+    CURRENT_CHECKER_VERSION,
+    Batch,
+    Check,
+    CurbiError,
+    Finding,
+    Policy,
+    UnsupportedError,
+    ValidationError,
+    check,
+    error_codes,
+    version,
+)
+
+__all__ = [
+    "CURRENT_CHECKER_VERSION",
+    "Batch",
+    "Check",
+    "CurbiError",
+    "Finding",
+    "Policy",
+    "UnsupportedError",
+    "ValidationError",
+    "check",
+    "error_codes",
+    "version",
+]
+__version__ = version()

@@ -1,0 +1,99 @@
+# Type stubs for the Rust extension module, checked against the built module with `mypy.stubtest`.
+from typing import Any, Mapping, Optional, Sequence, Union, overload
+
+from typing_extensions import final
+
+_Json = Union[Mapping[str, Any], str]
+
+__all__ = [
+    "CURRENT_CHECKER_VERSION",
+    "Batch",
+    "Check",
+    "CurbiError",
+    "Finding",
+    "Policy",
+    "UnsupportedError",
+    "ValidationError",
+    "check",
+    "error_codes",
+    "version",
+]
+
+CURRENT_CHECKER_VERSION: str
+
+class CurbiError(Exception):
+    code: str
+    path: str
+    message: str
+
+class ValidationError(CurbiError): ...
+class UnsupportedError(CurbiError): ...
+
+@final
+class Finding:
+    @property
+    def rule(self) -> str: ...
+    @property
+    def span(self) -> tuple[int, int]: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def why(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Check:
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def record_trust(self) -> str: ...
+    @property
+    def index(self) -> Optional[int]: ...
+    @property
+    def id(self) -> Optional[str]: ...
+    @property
+    def findings(self) -> list[Finding]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __bool__(self) -> bool: ...
+
+@final
+class Batch:
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def results(self) -> list[Check]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __len__(self) -> int: ...
+    def __bool__(self) -> bool: ...
+
+@final
+class Policy:
+    @staticmethod
+    def compile(policy: _Json) -> Policy: ...
+    @overload
+    def check(
+        self,
+        reply: str,
+        *,
+        cases: None = None,
+        record: Optional[_Json] = None,
+        version: Optional[str] = None,
+    ) -> Check: ...
+    @overload
+    def check(
+        self,
+        reply: None = None,
+        *,
+        cases: Union[Sequence[Mapping[str, Any]], str],
+        record: Optional[_Json] = None,
+        version: Optional[str] = None,
+    ) -> Batch: ...
+
+def check(request: _Json) -> dict[str, Any]: ...
+def version() -> str: ...
+def error_codes() -> list[str]: ...
