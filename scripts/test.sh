@@ -38,6 +38,7 @@ step "shared vectors (Rust)" cargo test -p curbi --locked --test vectors -- --no
 step "bench compiles" cargo bench --workspace --locked --no-run
 step "libcurbi (release)" cargo build --release --locked -p curbi-ffi
 step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
+step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
 
 if [ "$failed" -gt 0 ]; then

@@ -125,7 +125,7 @@ impl Error {
 
     /// Reads a serde_json parse failure as `invalid_json`, keeping its line and column.
     pub fn from_json_error(e: &serde_json::Error) -> Self {
-        Error::new(ErrorCode::InvalidJson, "", format!("request body is not valid JSON: {e}"))
+        Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {e}"))
     }
 }
 

@@ -1,0 +1,34 @@
+// Package curbi checks what an AI agent tells a customer against explicit rules, through Curbi's C ABI
+// (libcurbi, include/curbi.h), linked statically.
+//
+// Build the library first, from the repository root:
+//
+//	cargo build --release -p curbi-ffi
+//
+// Two ways in:
+//
+//   - CompilePolicy once, then Policy.Check per reply, from any number of goroutines. Spans are byte offsets
+//     into the Go string: reply[f.Span[0]:f.Span[1]] == f.Text.
+//   - Check, the Check API in one call: a request document in (docs/CHECK_API.md), the parsed response out,
+//     including batches ("cases"). Spans are UTF-16 code units, exactly as on the wire.
+//
+// Invalid input is an *Error with a stable Code (vectors/errors.json), a Message and the JSON pointer Path of
+// the offending value.
+package curbi
+
+// Version is the version of the linked library, e.g. "0.1.0".
+func Version() string {
+	return libraryVersion()
+}
+
+// Check runs the Check API on one request document (the body of POST /v1/check) and returns the parsed
+// response: Object "check" with Findings, or "check_batch" with Results. Spans are UTF-16 code units of the
+// reply, as on the wire, not Go byte offsets; use CompilePolicy and Policy.Check for byte spans. An invalid
+// request is an *Error whose Path points into the request.
+func Check(request []byte) (*Response, error) {
+	doc, err := checkRequest(request)
+	if err != nil {
+		return nil, err
+	}
+	return parseResponse(doc)
+}

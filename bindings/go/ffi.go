@@ -1,0 +1,163 @@
+package curbi
+
+// The only file that talks to C: one small Go function per C function, each turning Go memory into the
+// ABI's (pointer, length) inputs and the ABI's owned documents back into Go memory. Conventions of the ABI
+// (include/curbi.h): out-parameters are written only on success, the error document only on failure, every
+// document is freed with curbi_bytes_free, (NULL, 0) is the empty input.
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../include
+// The static library by its full path: -lcurbi would find libcurbi.so first and make every Go program
+// depend on a shared library at run time. Run `cargo build --release -p curbi-ffi` before building.
+// -lm -ldl -lpthread are the system libraries the Rust standard library in libcurbi.a needs.
+#cgo LDFLAGS: ${SRCDIR}/../../target/release/libcurbi.a -lm -ldl -lpthread
+#include "curbi.h"
+*/
+import "C"
+
+import (
+	"math"
+	"strconv"
+	"unsafe"
+)
+
+// status is a curbi_status: stable numbers, never reused.
+type status uint32
+
+const (
+	statusOK             status = C.CURBI_STATUS_OK
+	statusInvalidInput   status = C.CURBI_STATUS_INVALID_INPUT
+	statusNullArgument   status = C.CURBI_STATUS_NULL_ARGUMENT
+	statusInvalidLength  status = C.CURBI_STATUS_INVALID_LENGTH
+	statusInvalidUTF8    status = C.CURBI_STATUS_INVALID_UTF8
+	statusPanic          status = C.CURBI_STATUS_PANIC
+	statusBufferTooSmall status = C.CURBI_STATUS_BUFFER_TOO_SMALL
+)
+
+// cPolicy lets the rest of the package name the handle type without importing "C".
+type cPolicy = C.curbi_policy
+
+// headerVersion is CURBI_VERSION from the header this package was compiled against; the tests compare it with
+// the linked library's curbi_version() so a stale header or library is caught.
+const headerVersion = C.CURBI_VERSION
+
+// cBytes gives C a borrowed view of b for the length of one call. cgo allows passing Go memory that holds no
+// Go pointers (bytes hold none), and the ABI promises C keeps no pointer after the call returns. An empty slice
+// is passed as (NULL, 0), which the ABI defines as the empty input: a zero-length slice's data pointer may be
+// nil or point past its allocation.
+func cBytes(b []byte) (*C.uint8_t, C.size_t) {
+	if len(b) == 0 {
+		return nil, 0
+	}
+	return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b))), C.size_t(len(b))
+}
+
+// cString is cBytes for a string, without copying it. C only reads the bytes.
+func cString(s string) (*C.uint8_t, C.size_t) {
+	if len(s) == 0 {
+		return nil, 0
+	}
+	return (*C.uint8_t)(unsafe.Pointer(unsafe.StringData(s))), C.size_t(len(s))
+}
+
+// takeDocument copies an owned document into Go memory and frees it. A NULL document is nil.
+func takeDocument(b *C.curbi_bytes) ([]byte, error) {
+	if b == nil {
+		return nil, nil
+	}
+	defer C.curbi_bytes_free(b)
+	n := C.curbi_bytes_len(b)
+	if n > math.MaxInt32 {
+		// C.GoBytes takes a C int; no document of the Check API comes near 2 GiB.
+		return nil, &Error{Code: CodeInternal, Message: "a result document is larger than 2 GiB"}
+	}
+	return C.GoBytes(unsafe.Pointer(C.curbi_bytes_data(b)), C.int(n)), nil
+}
+
+// outcome turns a call's status and documents into Go values, freeing both documents whatever happened.
+func outcome(st C.curbi_status, result, errDoc *C.curbi_bytes) ([]byte, error) {
+	doc, docErr := takeDocument(result)
+	errJSON, errErr := takeDocument(errDoc)
+	if status(st) != statusOK {
+		if errErr != nil {
+			return nil, errErr
+		}
+		return nil, statusError(status(st), errJSON)
+	}
+	if docErr != nil {
+		return nil, docErr
+	}
+	if doc == nil {
+		return nil, &Error{Code: CodeInternal, Message: "the library reported success but wrote no document"}
+	}
+	return doc, nil
+}
+
+// compilePolicy calls curbi_policy_compile. The caller owns the returned handle.
+func compilePolicy(policyJSON []byte) (*C.curbi_policy, error) {
+	p, n := cBytes(policyJSON)
+	var handle *C.curbi_policy
+	var errDoc *C.curbi_bytes
+	st := C.curbi_policy_compile(p, n, &handle, &errDoc)
+	errJSON, errErr := takeDocument(errDoc)
+	if status(st) != statusOK {
+		if handle != nil { // never written on failure by the ABI; free it rather than leak if it were
+			C.curbi_policy_free(handle)
+		}
+		if errErr != nil {
+			return nil, errErr
+		}
+		return nil, statusError(status(st), errJSON)
+	}
+	if handle == nil {
+		return nil, &Error{Code: CodeInternal, Message: "the library reported success but wrote no policy"}
+	}
+	return handle, nil
+}
+
+// freePolicy calls curbi_policy_free; NULL is a no-op.
+func freePolicy(handle *C.curbi_policy) {
+	C.curbi_policy_free(handle)
+}
+
+// policyCheck calls curbi_policy_check: the response document with spans in UTF-8 bytes of reply.
+// The caller keeps handle alive and unfreed for the call (Policy.Check holds its read lock).
+func policyCheck(handle *C.curbi_policy, reply string, options []byte) ([]byte, error) {
+	r, rn := cString(reply)
+	o, on := cBytes(options)
+	var result, errDoc *C.curbi_bytes
+	st := C.curbi_policy_check(handle, r, rn, o, on, &result, &errDoc)
+	return outcome(st, result, errDoc)
+}
+
+// checkRequest calls curbi_check: the Check API response document, spans in UTF-16 code units.
+func checkRequest(request []byte) ([]byte, error) {
+	p, n := cBytes(request)
+	var result, errDoc *C.curbi_bytes
+	st := C.curbi_check(p, n, &result, &errDoc)
+	return outcome(st, result, errDoc)
+}
+
+// libraryVersion reads curbi_version(): a static string, never freed.
+func libraryVersion() string {
+	return C.GoString(C.curbi_version())
+}
+
+// statusMessage asks the library to describe a status that came without an error document. The buffer is Go
+// memory that C writes during the call only; a too-small buffer is retried once at the size C reports.
+func statusMessage(st status) string {
+	buf := make([]byte, 128)
+	for range 2 {
+		var needed C.size_t
+		got := C.curbi_error_message(C.uint32_t(st), nil, (*C.char)(unsafe.Pointer(unsafe.SliceData(buf))),
+			C.size_t(len(buf)), &needed)
+		if status(got) == statusOK {
+			return string(buf[:int(needed)])
+		}
+		if status(got) != statusBufferTooSmall {
+			break
+		}
+		buf = make([]byte, int(needed)+1)
+	}
+	return "status " + strconv.FormatUint(uint64(st), 10)
+}

@@ -1,0 +1,3 @@
+module github.com/curbi/curbi/bindings/go
+
+go 1.22

@@ -1,0 +1,161 @@
+package curbi
+
+// Policy: a compiled policy held by the library (curbi_policy), checked from any number of goroutines.
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// Policy is a compiled policy. It is immutable and safe for concurrent use: many goroutines may call Check on
+// one Policy at once.
+//
+// A Policy holds memory outside the Go heap. Call Close when done with it; a finalizer frees a Policy that
+// becomes unreachable without Close, but only as a safety net (build with -tags debug to report those).
+//
+// Callers must not Close a Policy while checks on it are still running. If they do, Close waits for the running
+// checks to return, and checks that start after Close return ErrClosed: misuse is an error, never a crash.
+type Policy struct {
+	// mu guards handle: Check holds it for reading during the C call, Close for writing while it frees.
+	mu     sync.RWMutex
+	handle *cPolicy
+	leak   leakInfo // debug builds: where the Policy was made (leak_debug.go)
+}
+
+// CompilePolicy compiles a policy document: the JSON of the Check API's "policy" member. A schema error is an
+// *Error whose Path is relative to the policy document, e.g. "/prices/0/item" (the Check API says
+// "/policy/prices/0/item" for the same value).
+func CompilePolicy(policyJSON []byte) (*Policy, error) {
+	handle, err := compilePolicy(policyJSON)
+	if err != nil {
+		return nil, err
+	}
+	p := &Policy{handle: handle}
+	p.leak.record()
+	runtime.SetFinalizer(p, (*Policy).finalize)
+	return p, nil
+}
+
+// CompilePolicyValue marshals v with encoding/json and compiles the result. Pass a []byte to CompilePolicy
+// instead: encoding/json would turn it into a base64 string.
+func CompilePolicyValue(v any) (*Policy, error) {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("curbi: encoding the policy: %w", err)
+	}
+	return CompilePolicy(doc)
+}
+
+// ValidatePolicy reports the first schema error of a policy document (as CompilePolicy would), or nil.
+func ValidatePolicy(policyJSON []byte) error {
+	p, err := CompilePolicy(policyJSON)
+	if err != nil {
+		return err
+	}
+	return p.Close()
+}
+
+// CheckOptions are the request members that go with a reply. The zero value checks with no record on the
+// current checker.
+type CheckOptions struct {
+	// Record is the caller's record (the Check API's "record"): JSON text as a json.RawMessage or []byte, any
+	// other value encoding/json can marshal (a map, a struct with json tags), or nil for none.
+	Record any
+	// Version pins a checker version ("2026-11-01", "2026-10-27"); "" is the current one.
+	Version string
+}
+
+// encode writes the options document of curbi_policy_check; nil when there is nothing to send.
+func (o *CheckOptions) encode() ([]byte, error) {
+	if o == nil {
+		return nil, nil
+	}
+	doc := map[string]any{}
+	switch r := o.Record.(type) {
+	case nil:
+	case json.RawMessage:
+		if len(r) > 0 { // an empty RawMessage is "no record", not a syntax error
+			doc["record"] = r
+		}
+	case []byte: // JSON text, like CompilePolicy's argument (encoding/json would make it a base64 string)
+		if len(r) > 0 {
+			doc["record"] = json.RawMessage(r)
+		}
+	default:
+		doc["record"] = r
+	}
+	if o.Version != "" {
+		doc["version"] = o.Version
+	}
+	if len(doc) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("curbi: encoding the check options: %w", err)
+	}
+	return b, nil
+}
+
+// Check checks one reply. Spans in the result are byte offsets into reply:
+// reply[f.Span[0]:f.Span[1]] == f.Text. A reply that is not valid UTF-8 is an *Error with code "invalid_value"
+// at "/reply"; errors in opts have paths "/record/..." and "/version", as in the Check API.
+//
+// Unlike the Check API, Check does not limit the reply's length.
+func (p *Policy) Check(reply string, opts *CheckOptions) (*Result, error) {
+	options, err := opts.encode()
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, ErrClosed
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	handle, err := p.ptr()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := policyCheck(handle, reply, options)
+	// The handle came out of p; without this, p could become unreachable during the C call and its finalizer
+	// free the handle under C's feet.
+	runtime.KeepAlive(p)
+	if err != nil {
+		return nil, err
+	}
+	return parseResult(doc, reply)
+}
+
+// ptr is the only way to the C handle: ErrClosed after Close. Call it with p.mu held, and keep p alive
+// (runtime.KeepAlive) until the C call that uses the handle has returned.
+func (p *Policy) ptr() (*cPolicy, error) {
+	if p.handle == nil {
+		return nil, ErrClosed
+	}
+	return p.handle, nil
+}
+
+// Close frees the compiled policy. It is idempotent and always returns nil; afterwards Check returns ErrClosed.
+// It waits for checks that are running on p to finish.
+func (p *Policy) Close() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.handle == nil {
+		return nil
+	}
+	freePolicy(p.handle)
+	p.handle = nil
+	runtime.SetFinalizer(p, nil)
+	return nil
+}
+
+// finalize is the safety net for a Policy that was never closed.
+func (p *Policy) finalize() {
+	p.leak.report()
+	_ = p.Close()
+}

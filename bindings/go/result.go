@@ -1,0 +1,161 @@
+package curbi
+
+// Result types: the Check API response documents (docs/CHECK_API.md) as Go structs.
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Finding is one broken rule in a reply.
+//
+// Span is [start, end). Its unit depends on where the finding came from: from Policy.Check it is byte offsets
+// into the Go string that was checked, so reply[f.Span[0]:f.Span[1]] == f.Text; from the one-shot Check it is
+// UTF-16 code units, exactly as on the wire (POST /v1/check).
+type Finding struct {
+	Rule string `json:"rule"`
+	Span [2]int `json:"span"`
+	Text string `json:"text"`
+	Why  string `json:"why"`
+}
+
+// Proof states what a check does and does not prove. Its values are constant in this version.
+type Proof struct {
+	Scope                string `json:"scope"`
+	FactsAuthenticated   bool   `json:"factsAuthenticated"`
+	ReplayProtection     string `json:"replayProtection"`
+	AuthorizationGranted bool   `json:"authorizationGranted"`
+}
+
+// Result is the outcome of Policy.Check: the Check API's one-reply response with spans in bytes of the reply.
+type Result struct {
+	Object      string    `json:"object"` // always "check"
+	Version     string    `json:"version"`
+	RecordTrust string    `json:"recordTrust"`
+	Pass        bool      `json:"pass"`
+	Findings    []Finding `json:"findings"`
+	Proof       Proof     `json:"proof"`
+}
+
+// CaseResult is one case of a batch response, in request order.
+type CaseResult struct {
+	Index int `json:"index"`
+	// ID is the case's id, nil when the case had none (an empty id is kept as "").
+	ID       *string   `json:"id,omitempty"`
+	Pass     bool      `json:"pass"`
+	Findings []Finding `json:"findings"`
+}
+
+// Response is a Check API response: Object "check" (one reply; Findings set, Results nil) or "check_batch"
+// (cases; Results set, Findings nil). Spans are UTF-16 code units of the reply, as on the wire.
+// json.Marshal of a Response gives the wire document back.
+type Response struct {
+	Object      string
+	Version     string
+	RecordTrust string
+	Pass        bool
+	Findings    []Finding
+	Results     []CaseResult
+	Proof       Proof
+}
+
+// wireOne and wireBatch are the two response shapes as they are on the wire.
+type wireOne struct {
+	Object      string    `json:"object"`
+	Version     string    `json:"version"`
+	RecordTrust string    `json:"recordTrust"`
+	Pass        bool      `json:"pass"`
+	Findings    []Finding `json:"findings"`
+	Proof       Proof     `json:"proof"`
+}
+
+type wireBatch struct {
+	Object      string       `json:"object"`
+	Version     string       `json:"version"`
+	RecordTrust string       `json:"recordTrust"`
+	Pass        bool         `json:"pass"`
+	Results     []CaseResult `json:"results"`
+	Proof       Proof        `json:"proof"`
+}
+
+// MarshalJSON writes the wire document: "findings" for a check, "results" for a batch, never both.
+func (r Response) MarshalJSON() ([]byte, error) {
+	if r.Object == "check_batch" {
+		return json.Marshal(wireBatch{r.Object, r.Version, r.RecordTrust, r.Pass, nonNil(r.Results), r.Proof})
+	}
+	return json.Marshal(wireOne{r.Object, r.Version, r.RecordTrust, r.Pass, nonNil(r.Findings), r.Proof})
+}
+
+// UnmarshalJSON reads either wire shape strictly (unknown members are an error).
+func (r *Response) UnmarshalJSON(doc []byte) error {
+	var head struct {
+		Object string `json:"object"`
+	}
+	if err := json.Unmarshal(doc, &head); err != nil {
+		return err
+	}
+	switch head.Object {
+	case "check":
+		var w wireOne
+		if err := decodeStrict(doc, &w); err != nil {
+			return err
+		}
+		if w.Findings == nil {
+			return fmt.Errorf("check response without findings")
+		}
+		*r = Response{w.Object, w.Version, w.RecordTrust, w.Pass, w.Findings, nil, w.Proof}
+	case "check_batch":
+		var w wireBatch
+		if err := decodeStrict(doc, &w); err != nil {
+			return err
+		}
+		if w.Results == nil {
+			return fmt.Errorf("check_batch response without results")
+		}
+		for i := range w.Results {
+			if w.Results[i].Findings == nil {
+				return fmt.Errorf("results[%d] without findings", i)
+			}
+		}
+		*r = Response{w.Object, w.Version, w.RecordTrust, w.Pass, nil, w.Results, w.Proof}
+	default:
+		return fmt.Errorf("unknown response object %q", head.Object)
+	}
+	return nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// parseResult reads curbi_policy_check's document and checks the promise Policy.Check makes: every span lies
+// inside reply, on character boundaries, and slices exactly the finding's text.
+func parseResult(doc []byte, reply string) (*Result, error) {
+	var r Result
+	if err := decodeStrict(doc, &r); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("unreadable check result: %v", err)}
+	}
+	if r.Object != "check" || r.Findings == nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("unexpected check result object %q", r.Object)}
+	}
+	for i, f := range r.Findings {
+		s, e := f.Span[0], f.Span[1]
+		if s < 0 || s > e || e > len(reply) || reply[s:e] != f.Text {
+			return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf(
+				"finding %d: span [%d,%d) does not slice its text %q from a %d-byte reply", i, s, e, f.Text, len(reply))}
+		}
+	}
+	return &r, nil
+}
+
+// parseResponse reads curbi_check's document.
+func parseResponse(doc []byte) (*Response, error) {
+	var r Response
+	if err := json.Unmarshal(doc, &r); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("unreadable check response: %v", err)}
+	}
+	return &r, nil
+}
