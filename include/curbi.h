@@ -117,6 +117,49 @@ curbi_status curbi_check(const uint8_t *request_json,
                          curbi_bytes **error_out);
 
 /*
+ Lints a policy document: `{"valid","errors","warnings"}` (docs/LINT.md). An invalid policy is still
+ `CURBI_STATUS_OK` with `valid: false`; only unreadable JSON is `CURBI_STATUS_INVALID_INPUT`.
+ */
+curbi_status curbi_validate_policy(const uint8_t *policy_json,
+                                   size_t policy_len,
+                                   curbi_bytes **result_out,
+                                   curbi_bytes **error_out);
+
+/*
+ Exports a check request as a CI regression: `{"regression", "nodeTest", "pytest"}` (docs/REGRESSION.md).
+ */
+curbi_status curbi_export_regression(const uint8_t *request_json,
+                                     size_t request_len,
+                                     curbi_bytes **result_out,
+                                     curbi_bytes **error_out);
+
+/*
+ Replays a `curbi.regression` document with its pinned checker: the `curbi.replay` report (`pass` says whether
+ every expectation held).
+ */
+curbi_status curbi_replay_regression(const uint8_t *regression_json,
+                                     size_t regression_len,
+                                     curbi_bytes **result_out,
+                                     curbi_bytes **error_out);
+
+/*
+ Decides a purchase: `{"mandate", "checkout", "ledger"?, "now"}` in, the ALLOW / DENY / STEP_UP decision document
+ out (docs/PURCHASE.md). Malformed content is a DENY with reasons; only unreadable JSON is an error.
+ */
+curbi_status curbi_verify_checkout(const uint8_t *request_json,
+                                   size_t request_len,
+                                   curbi_bytes **result_out,
+                                   curbi_bytes **error_out);
+
+/*
+ Decides an action: `{"grant", "action", "now"}` in, the decision document out (docs/PURCHASE.md).
+ */
+curbi_status curbi_verify_action(const uint8_t *request_json,
+                                 size_t request_len,
+                                 curbi_bytes **result_out,
+                                 curbi_bytes **error_out);
+
+/*
  Pointer to a document's bytes (valid until `curbi_bytes_free`); NULL for a NULL document.
  */
 const uint8_t *curbi_bytes_data(const curbi_bytes *bytes);

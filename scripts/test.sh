@@ -35,11 +35,15 @@ step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked 
 step "cargo test (core, CLI, HTTP, vectors)" cargo test --workspace --locked
 # The vector runner prints how many vectors ran; show it (cargo hides a passing test's output).
 step "shared vectors (Rust)" cargo test -p curbi --locked --test vectors -- --nocapture check_vectors
+step "lint and regression vectors (Rust)" cargo test -p curbi --locked --test lint_vectors --test regression_vectors \
+  -- --nocapture lint_vectors regression_vectors round_trips
 step "bench compiles" cargo bench --workspace --locked --no-run
 step "libcurbi (release)" cargo build --release --locked -p curbi-ffi
 step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
+# Needs the venv the Python step builds: an exported test_regression.py through the real curbi package.
+step "exported regression under pytest (real curbi package)" bash scripts/regression-python.sh
 
 if [ "$failed" -gt 0 ]; then
   echo "make test: failed steps: ${failed_steps[*]}"

@@ -138,6 +138,49 @@ func checkRequest(request []byte) ([]byte, error) {
 	return outcome(st, result, errDoc)
 }
 
+// jsonCall runs one of the ABI's document-in, document-out functions.
+func jsonCall(fn func(*C.uint8_t, C.size_t, **C.curbi_bytes, **C.curbi_bytes) C.curbi_status, input []byte) ([]byte, error) {
+	p, n := cBytes(input)
+	var result, errDoc *C.curbi_bytes
+	st := fn(p, n, &result, &errDoc)
+	return outcome(st, result, errDoc)
+}
+
+// validatePolicy calls curbi_validate_policy: the lint report document.
+func validatePolicy(policy []byte) ([]byte, error) {
+	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_validate_policy(p, n, r, e)
+	}, policy)
+}
+
+// exportRegression calls curbi_export_regression: {"regression", "nodeTest", "pytest"}.
+func exportRegression(request []byte) ([]byte, error) {
+	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_export_regression(p, n, r, e)
+	}, request)
+}
+
+// replayRegression calls curbi_replay_regression: the curbi.replay report.
+func replayRegression(regression []byte) ([]byte, error) {
+	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_replay_regression(p, n, r, e)
+	}, regression)
+}
+
+// verifyCheckout calls curbi_verify_checkout: the purchase decision document.
+func verifyCheckout(request []byte) ([]byte, error) {
+	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_verify_checkout(p, n, r, e)
+	}, request)
+}
+
+// verifyAction calls curbi_verify_action: the action decision document.
+func verifyAction(request []byte) ([]byte, error) {
+	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_verify_action(p, n, r, e)
+	}, request)
+}
+
 // libraryVersion reads curbi_version(): a static string, never freed.
 func libraryVersion() string {
 	return C.GoString(C.curbi_version())

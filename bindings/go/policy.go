@@ -48,15 +48,6 @@ func CompilePolicyValue(v any) (*Policy, error) {
 	return CompilePolicy(doc)
 }
 
-// ValidatePolicy reports the first schema error of a policy document (as CompilePolicy would), or nil.
-func ValidatePolicy(policyJSON []byte) error {
-	p, err := CompilePolicy(policyJSON)
-	if err != nil {
-		return err
-	}
-	return p.Close()
-}
-
 // CheckOptions are the request members that go with a reply. The zero value checks with no record on the
 // current checker.
 type CheckOptions struct {

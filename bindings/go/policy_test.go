@@ -210,13 +210,6 @@ func TestCompilePolicyValue(t *testing.T) {
 	}
 }
 
-func TestValidatePolicy(t *testing.T) {
-	if err := ValidatePolicy([]byte(`{"prices":[{"item":"Starter","amount":49}]}`)); err != nil {
-		t.Errorf("valid policy: %v", err)
-	}
-	requireError(t, ValidatePolicy([]byte(`{"prices":[{"item":""}]}`)), "too_short", "/prices/0/item")
-}
-
 func TestCloseIsIdempotentAndUseAfterCloseIsAnError(t *testing.T) {
 	p, err := CompilePolicy([]byte(`{"prices":[{"item":"Starter","amount":49}]}`))
 	if err != nil {

@@ -1,5 +1,8 @@
-//! The `curbi` command. Arguments are parsed by hand: two subcommands do not justify a parser dependency.
+//! The `curbi` command. Arguments are parsed by hand: a few subcommands do not justify a parser dependency.
 #![forbid(unsafe_code)]
+
+mod purchase_cmd;
+mod regression_cmd;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -17,6 +20,18 @@ Usage:
   curbi check [--pretty] FILE   Check a Check API request body (FILE, or - for stdin) and print the response JSON
   curbi check --explain FILE    The same check, printed for people: one line per finding
   curbi serve [--addr ADDR]     Serve POST /v1/check over HTTP (default 127.0.0.1:8787, loopback only)
+  curbi lint [--pretty] [--strict] POLICY
+                                Lint a policy document: {valid, errors, warnings} (docs/LINT.md)
+  curbi export REQUEST --out DIR [--title T] [--checker VERSION]
+                                Run a check request and write it as a CI regression: regression.json,
+                                regression.test.mjs (node --test) and test_regression.py (docs/REGRESSION.md)
+  curbi replay [--json] REGRESSION
+                                Replay regression.json with its pinned checker and diff every case
+  curbi purchase MANDATE CHECKOUT [--ledger FILE] [--now RFC3339] [--pretty]
+                                Purchase check: ALLOW, DENY or STEP_UP for a checkout against the user's
+                                mandate and the ledger of what was spent (docs/PURCHASE.md)
+  curbi action GRANT ACTION [--now RFC3339] [--pretty]
+                                Action check: ALLOW, DENY or STEP_UP for one action against a grant
   curbi help | --help           Show this help
   curbi --version               Show the version and the current checker version
 
@@ -26,6 +41,13 @@ check exit status:
   2  invalid input: the error document {\"error\":{\"code\",\"message\",\"path\"}} is printed on stdout
      (or, for an unreadable file or bad arguments, a message on stderr)
   3  internal error (a bug: please report it with the input)
+
+lint exit status: 0 valid (warnings allowed; with --strict, none), 1 invalid, 2 unreadable.
+export exit status: 0 written, 2 invalid request or unwritable DIR.
+replay exit status: 0 every expectation holds, 1 some case differs (a per-case diff is printed), 2 unreadable.
+purchase and action exit status: 0 ALLOW, 1 DENY or STEP_UP (the decision document says why; it grants no
+  authority by itself), 2 a file that is not JSON, a bad --now (the error document) or an unreadable file.
+  --now defaults to the system clock.
 
 The request format is docs/CHECK_API.md.";
 
@@ -44,6 +66,11 @@ fn main() -> ExitCode {
     match command.to_str() {
         Some("check") => check_command(&rest),
         Some("serve") => serve_command(&rest),
+        Some("lint") => regression_cmd::lint_command(&rest),
+        Some("export") => regression_cmd::export_command(&rest),
+        Some("replay") => regression_cmd::replay_command(&rest),
+        Some("purchase") => purchase_cmd::purchase_command(&rest),
+        Some("action") => purchase_cmd::action_command(&rest),
         Some("help" | "--help" | "-h") => print_out(USAGE),
         Some("--version" | "-V" | "version") => {
             print_out(&format!("curbi {} (checker {})", env!("CARGO_PKG_VERSION"), CheckerVersion::CURRENT.as_str()))

@@ -233,6 +233,31 @@ pub fn check_json(body: &[u8]) -> Result<Response> {
     Ok(run(&req))
 }
 
+/// Reads JSON bytes with the Check API's `invalid_json` error.
+fn read_json(bytes: &[u8]) -> Result<serde_json::Value> {
+    serde_json::from_slice(bytes).map_err(|e| Error::from_json_error(&e))
+}
+
+/// Lint in one call: a policy document in, `{"valid","errors","warnings"}` out (docs/LINT.md). Only unreadable JSON
+/// is an `Err`; an invalid policy is a report with `valid: false`.
+pub fn validate_policy_json(policy: &[u8]) -> Result<String> {
+    Ok(crate::lint::validate_policy(&read_json(policy)?).to_json_string())
+}
+
+/// Export in one call: an `export_regression` request in, `{"regression", "nodeTest", "pytest"}` out — the
+/// `curbi.regression` document and the text of the two replay test files (docs/REGRESSION.md).
+pub fn export_regression_json(request: &[u8]) -> Result<String> {
+    let r = crate::regression::export_regression(&read_json(request)?)?;
+    let regression: serde_json::Value = serde_json::from_str(&r.to_json_string())
+        .map_err(|e| Error::new(ErrorCode::Internal, "", format!("regression document: {e}")))?;
+    Ok(serde_json::json!({"regression": regression, "nodeTest": r.node_test(), "pytest": r.pytest()}).to_string())
+}
+
+/// Replay in one call: a `curbi.regression` document in, the `curbi.replay` report out.
+pub fn replay_regression_json(regression: &[u8]) -> Result<String> {
+    Ok(crate::regression::replay(&read_json(regression)?)?.to_json_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,8 +6,12 @@ pub mod api;
 pub mod check;
 pub mod decimal;
 pub mod error;
+pub mod lint;
 pub mod policy;
+pub mod purchase;
+pub mod regression;
 
 pub use check::{CompiledPolicy, Finding};
 pub use error::{Error, ErrorCode, Result};
 pub use policy::{CheckRequest, CheckerVersion, Policy, Record};
+pub use purchase::{Decision, Verdict, verify_action, verify_checkout};

@@ -159,6 +159,22 @@ pub extern "C" fn curbi_policy_check(
     })
 }
 
+/// A document in, a document out: the shape of every JSON function below.
+fn json_call(
+    input: *const u8,
+    len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+    f: impl FnOnce(&[u8]) -> curbi_core::Result<String>,
+) -> curbi_status {
+    guard(error_out, || {
+        ptr::check_out(result_out)?;
+        let out = f(ptr::bytes_in(input, len)?)?;
+        document(result_out, out);
+        Ok(())
+    })
+}
+
 /// The Check API in one call: a whole request document in, the response document out (spans in UTF-16 code units,
 /// exactly as `POST /v1/check`).
 #[unsafe(no_mangle)]
@@ -168,12 +184,68 @@ pub extern "C" fn curbi_check(
     result_out: *mut *mut curbi_bytes,
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(result_out)?;
-        let bytes = ptr::bytes_in(request_json, request_len)?;
-        let response = api::check_json(bytes)?;
-        document(result_out, response.to_json_string());
-        Ok(())
+    json_call(request_json, request_len, result_out, error_out, |b| Ok(api::check_json(b)?.to_json_string()))
+}
+
+/// Lints a policy document: `{"valid","errors","warnings"}` (docs/LINT.md). An invalid policy is still
+/// `CURBI_STATUS_OK` with `valid: false`; only unreadable JSON is `CURBI_STATUS_INVALID_INPUT`.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_validate_policy(
+    policy_json: *const u8,
+    policy_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    json_call(policy_json, policy_len, result_out, error_out, api::validate_policy_json)
+}
+
+/// Exports a check request as a CI regression: `{"regression", "nodeTest", "pytest"}` (docs/REGRESSION.md).
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_export_regression(
+    request_json: *const u8,
+    request_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    json_call(request_json, request_len, result_out, error_out, api::export_regression_json)
+}
+
+/// Replays a `curbi.regression` document with its pinned checker: the `curbi.replay` report (`pass` says whether
+/// every expectation held).
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_replay_regression(
+    regression_json: *const u8,
+    regression_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    json_call(regression_json, regression_len, result_out, error_out, api::replay_regression_json)
+}
+
+/// Decides a purchase: `{"mandate", "checkout", "ledger"?, "now"}` in, the ALLOW / DENY / STEP_UP decision document
+/// out (docs/PURCHASE.md). Malformed content is a DENY with reasons; only unreadable JSON is an error.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_verify_checkout(
+    request_json: *const u8,
+    request_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    json_call(request_json, request_len, result_out, error_out, |b| {
+        Ok(curbi_core::purchase::verify_checkout_json(b)?.to_json_string())
+    })
+}
+
+/// Decides an action: `{"grant", "action", "now"}` in, the decision document out (docs/PURCHASE.md).
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_verify_action(
+    request_json: *const u8,
+    request_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    json_call(request_json, request_len, result_out, error_out, |b| {
+        Ok(curbi_core::purchase::verify_action_json(b)?.to_json_string())
     })
 }
 

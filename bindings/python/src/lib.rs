@@ -401,6 +401,59 @@ fn check<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'p
     to_py(py, &json)
 }
 
+/// Runs a JSON-in, JSON-out core function on a dict or JSON str and returns the document as Python objects.
+fn json_function<'py>(
+    py: Python<'py>,
+    input: &Bound<'py, PyAny>,
+    f: fn(&[u8]) -> curbi::Result<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = serde_json::to_vec(&document(py, input, "")?)
+        .map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))?;
+    let out = py.detach(|| f(&bytes)).map_err(|e| raise(py, e))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&out).map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))?;
+    to_py(py, &value)
+}
+
+/// Lints a policy: `{"valid", "errors", "warnings"}` (docs/LINT.md). An invalid policy is a report, not an error.
+#[pyfunction]
+fn validate_policy<'py>(py: Python<'py>, policy: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    json_function(py, policy, api::validate_policy_json)
+}
+
+/// Exports a check request as a CI regression: `{"regression", "nodeTest", "pytest"}` (docs/REGRESSION.md).
+#[pyfunction]
+fn export_regression<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    json_function(py, request, api::export_regression_json)
+}
+
+/// Replays a `curbi.regression` document with its pinned checker: the `curbi.replay` report.
+#[pyfunction]
+fn replay_regression<'py>(py: Python<'py>, regression: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    json_function(py, regression, api::replay_regression_json)
+}
+
+fn checkout_json(body: &[u8]) -> curbi::Result<String> {
+    Ok(curbi::purchase::verify_checkout_json(body)?.to_json_string())
+}
+
+fn action_json(body: &[u8]) -> curbi::Result<String> {
+    Ok(curbi::purchase::verify_action_json(body)?.to_json_string())
+}
+
+/// Decides a purchase: `{"mandate", "checkout", "ledger"?, "now"}` in, the ALLOW / DENY / STEP_UP decision out.
+/// Amounts are integers of minor units: a float such as `100.0` is a DENY, never rounded.
+#[pyfunction]
+fn verify_checkout<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    json_function(py, request, checkout_json)
+}
+
+/// Decides an action: `{"grant", "action", "now"}` in, the decision out.
+#[pyfunction]
+fn verify_action<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    json_function(py, request, action_json)
+}
+
 /// The library version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -422,6 +475,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Finding>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(export_regression, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_regression, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_checkout, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_action, m)?)?;
     m.add_function(wrap_pyfunction!(error_codes, m)?)?;
     m.add("CurbiError", py.get_type::<CurbiError>())?;
     m.add("ValidationError", py.get_type::<ValidationError>())?;

@@ -22,9 +22,9 @@ fi
 
 echo "-- AddressSanitizer + UBSan"
 cc "${flags[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all "${src[@]}" "${libs[@]}" -o "$out/test_asan"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$out/test_asan" vectors/check
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$out/test_asan" vectors
 
 echo "-- valgrind"
 cc "${flags[@]}" -O1 "${src[@]}" "${libs[@]}" -o "$out/test_plain"
 valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
-  --error-exitcode=99 "$out/test_plain" vectors/check
+  --error-exitcode=99 "$out/test_plain" vectors

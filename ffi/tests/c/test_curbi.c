@@ -157,6 +157,162 @@ static int run_vectors(const char *dir) {
   return ran;
 }
 
+/* Lint vectors: `valid`, then code and path of every error and warning, in order. */
+static int issues_match(const jvalue *got, const jvalue *want) {
+  if (!got || !want || got->kind != J_ARR || want->kind != J_ARR || got->len != want->len) return 0;
+  for (size_t i = 0; i < got->len; i++)
+    if (!json_equal(json_get(got->items[i], "code"), json_get(want->items[i], "code")) ||
+        !json_equal(json_get(got->items[i], "path"), json_get(want->items[i], "path")))
+      return 0;
+  return 1;
+}
+
+typedef curbi_status (*json_fn)(const uint8_t *, size_t, curbi_bytes **, curbi_bytes **);
+
+/* Runs every case of every file in `dir` through `run`, which returns 1 when the case holds. */
+static int run_group(const char *dir, const char *label, int (*run)(const jvalue *c, const char *where)) {
+  DIR *d = opendir(dir);
+  CHECK(d != NULL, "cannot open %s", dir);
+  if (!d) return 0;
+  int ran = 0, failed = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t nl = strlen(e->d_name);
+    if (nl < 5 || strcmp(e->d_name + nl - 5, ".json")) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    size_t len;
+    char *text = read_file(path, &len);
+    jvalue *doc = text ? json_parse(text, len) : NULL;
+    CHECK(doc != NULL, "cannot parse %s", path);
+    const jvalue *cases = json_get(doc, "cases");
+    for (size_t i = 0; cases && i < cases->len; i++) {
+      char where[4200];
+      snprintf(where, sizeof where, "%s#%zu", e->d_name, i);
+      int ok = run(cases->items[i], where);
+      CHECK(ok, "%s: %s vector failed", where, label);
+      failed += !ok;
+      ran++;
+    }
+    json_free(doc);
+    free(text);
+  }
+  closedir(d);
+  printf("C %s vectors: %d ran, %d failed\n", label, ran, failed);
+  CHECK(ran > 0, "no %s vectors ran", label);
+  return ran;
+}
+
+static int lint_case(const jvalue *c, const char *where) {
+  const jvalue *policy = json_get(c, "policy"), *expected = json_get(c, "expected");
+  curbi_bytes *out = NULL;
+  curbi_status s = curbi_validate_policy(u8(policy->src), policy->src_len, &out, NULL);
+  jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
+  int ok = got && json_equal(json_get(got, "valid"), json_get(expected, "valid")) &&
+           issues_match(json_get(got, "errors"), json_get(expected, "errors")) &&
+           issues_match(json_get(got, "warnings"), json_get(expected, "warnings"));
+  if (!ok) fprintf(stderr, "%s: got %.*s\n", where, out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
+  json_free(got);
+  curbi_bytes_free(out);
+  return ok;
+}
+
+/* Export cases compare the `regression` member; replay cases the whole report; errors on code and path. */
+static int regression_case(const jvalue *c, const char *where) {
+  const jvalue *expected = json_get(c, "expected"), *input = json_get(c, "export");
+  json_fn fn = curbi_export_regression;
+  if (!input) {
+    input = json_get(c, "replay");
+    fn = curbi_replay_regression;
+  }
+  curbi_bytes *out = NULL, *err = NULL;
+  curbi_status s = fn(u8(input->src), input->src_len, &out, &err);
+  int ok;
+  const jvalue *expected_error = json_get(expected, "error");
+  if (expected_error) {
+    ok = s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error);
+  } else {
+    jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
+    const jvalue *doc = fn == curbi_export_regression ? json_get(got, "regression") : got;
+    ok = doc && json_equal(doc, expected);
+    if (ok && fn == curbi_export_regression) {
+      const jvalue *node = json_get(got, "nodeTest"), *py = json_get(got, "pytest");
+      ok = node && node->kind == J_STR && strstr(node->str, "node:test") && py && py->kind == J_STR && strstr(py->str, "pytest");
+    }
+    json_free(got);
+  }
+  if (!ok) fprintf(stderr, "%s: status %u, got %.*s\n", where, (unsigned)s, out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
+  curbi_bytes_free(out);
+  curbi_bytes_free(err);
+  return ok;
+}
+
+/* Purchase and action vectors: decision, reasons as a set of (code, effect, path), summary, invariants. */
+static int reason_in(const jvalue *r, const jvalue *list) {
+  for (size_t i = 0; list && i < list->len; i++)
+    if (json_equal(json_get(r, "code"), json_get(list->items[i], "code")) &&
+        json_equal(json_get(r, "effect"), json_get(list->items[i], "effect")) &&
+        json_equal(json_get(r, "path"), json_get(list->items[i], "path")))
+      return 1;
+  return 0;
+}
+
+static int purchase_file_ran = 0, purchase_file_failed = 0;
+
+static void run_purchase_file(const char *path, const char *name) {
+  size_t len;
+  char *text = read_file(path, &len);
+  jvalue *doc = text ? json_parse(text, len) : NULL;
+  CHECK(doc != NULL, "cannot parse %s", path);
+  const jvalue *kind = json_get(doc, "check"), *cases = json_get(doc, "cases");
+  int action = kind && kind->kind == J_STR && !strcmp(kind->str, "action");
+  for (size_t i = 0; cases && i < cases->len; i++) {
+    const jvalue *input = json_get(cases->items[i], "input"), *want = json_get(cases->items[i], "expected");
+    curbi_bytes *out = NULL;
+    curbi_status s = (action ? curbi_verify_action : curbi_verify_checkout)(u8(input->src), input->src_len, &out, NULL);
+    jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
+    const jvalue *reasons = json_get(got, "reasons"), *want_reasons = json_get(want, "reasons");
+    const jvalue *decision = json_get(got, "decision"), *step = json_get(got, "stepUp");
+    const jvalue *object = json_get(got, "object"), *granted = json_get(got, "authorizationGranted");
+    int ok = got && json_equal(decision, json_get(want, "decision")) && reasons && want_reasons &&
+             reasons->len == want_reasons->len && object && !strcmp(object->str, action ? "action_check" : "purchase_check") &&
+             granted && granted->kind == J_BOOL && !granted->boolean;
+    for (size_t k = 0; ok && k < reasons->len; k++) ok = reason_in(reasons->items[k], want_reasons);
+    for (size_t k = 0; ok && k < want_reasons->len; k++) ok = reason_in(want_reasons->items[k], reasons);
+    if (ok) {
+      int is_step = !strcmp(decision->str, "STEP_UP");
+      ok = (reasons->len == 0) == !strcmp(decision->str, "ALLOW") && (step != NULL) == is_step;
+      const jvalue *summary = json_get(want, "summary");
+      if (ok && summary) ok = step && json_equal(json_get(step, "summary"), summary);
+    }
+    if (!ok) fprintf(stderr, "%s#%zu: got %.*s\n", name, i, out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
+    CHECK(ok, "%s#%zu: purchase vector failed", name, i);
+    purchase_file_failed += !ok;
+    purchase_file_ran++;
+    json_free(got);
+    curbi_bytes_free(out);
+  }
+  json_free(doc);
+  free(text);
+}
+
+static void run_purchase_vectors(const char *dir) { /* dir comes from main, at most 1024 bytes */
+  DIR *d = opendir(dir);
+  CHECK(d != NULL, "cannot open %s", dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t nl = strlen(e->d_name);
+    if (nl < 5 || strcmp(e->d_name + nl - 5, ".json") || !strcmp(e->d_name, "reasons.json")) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    run_purchase_file(path, e->d_name);
+  }
+  closedir(d);
+  printf("C purchase vectors: %d ran, %d failed\n", purchase_file_ran, purchase_file_failed);
+  CHECK(purchase_file_ran > 0, "no purchase vectors ran");
+}
+
 static void test_misuse(void) {
   curbi_policy *p = NULL;
   curbi_bytes *out = NULL, *err = NULL;
@@ -289,10 +445,26 @@ static void test_threads(void) {
 }
 
 int main(int argc, char **argv) {
-  const char *dir = argc > 1 ? argv[1] : "vectors/check";
+  const char *root = argc > 1 ? argv[1] : "vectors";
+  char dir[1024];
   test_misuse();
   test_threads();
+  snprintf(dir, sizeof dir, "%s/check", root);
   run_vectors(dir);
+  snprintf(dir, sizeof dir, "%s/lint", root);
+  run_group(dir, "lint", lint_case);
+  snprintf(dir, sizeof dir, "%s/regression", root);
+  run_group(dir, "regression", regression_case);
+  snprintf(dir, sizeof dir, "%s/purchase", root);
+  run_purchase_vectors(dir);
+  /* Misuse of the JSON functions: NULL out-parameters and unreadable documents. */
+  CHECK(curbi_validate_policy(u8("{}"), 2, NULL, NULL) == CURBI_STATUS_NULL_ARGUMENT, "lint null out");
+  curbi_bytes *err = NULL, *out = NULL;
+  CHECK(curbi_export_regression(u8("{"), 1, &out, &err) == CURBI_STATUS_INVALID_INPUT && out == NULL && err, "export bad json");
+  curbi_bytes_free(err);
+  err = NULL;
+  CHECK(curbi_replay_regression(NULL, 0, &out, &err) == CURBI_STATUS_INVALID_INPUT && out == NULL && err, "replay empty");
+  curbi_bytes_free(err);
   printf("C tests: %d passed, %d failed\n", checks - failures, failures);
   return failures ? 1 : 0;
 }

@@ -24,6 +24,11 @@ from ._native import (
     ValidationError,
     check,
     error_codes,
+    export_regression,
+    replay_regression,
+    validate_policy,
+    verify_action,
+    verify_checkout,
     version,
 )
 
@@ -38,6 +43,11 @@ __all__ = [
     "ValidationError",
     "check",
     "error_codes",
+    "export_regression",
+    "replay_regression",
+    "validate_policy",
+    "verify_action",
+    "verify_checkout",
     "version",
 ]
 __version__ = version()

@@ -1,0 +1,88 @@
+package curbi
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Issue is one lint error or warning: a stable Code, a Message for people and the JSON pointer Path into the
+// policy document.
+type Issue struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Path    string `json:"path"`
+}
+
+// LintReport is the result of ValidatePolicy (docs/LINT.md). Valid is false when there are errors; warnings
+// never make a policy invalid. A valid policy is not a complete one and grants no authority.
+type LintReport struct {
+	Valid    bool    `json:"valid"`
+	Errors   []Issue `json:"errors"`
+	Warnings []Issue `json:"warnings"`
+}
+
+// ValidatePolicy lints a policy document: every schema error, and warnings for rules that can never fire,
+// overlapping items, duplicate phrases and more. Only unreadable JSON is an error; an invalid policy is a report
+// with Valid false.
+func ValidatePolicy(policyJSON []byte) (*LintReport, error) {
+	doc, err := validatePolicy(policyJSON)
+	if err != nil {
+		return nil, err
+	}
+	var r LintReport
+	if err := json.Unmarshal(doc, &r); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the lint report: %v", err)}
+	}
+	return &r, nil
+}
+
+// Export is what ExportRegression returns: the curbi.regression document and the text of the two replay test
+// files (docs/REGRESSION.md).
+type Export struct {
+	// Regression is the curbi.regression document, to be written as regression.json.
+	Regression json.RawMessage `json:"regression"`
+	// NodeTest is regression.test.mjs: replays regression.json against a Check API under node --test.
+	NodeTest string `json:"nodeTest"`
+	// Pytest is test_regression.py: replays regression.json through the Python package.
+	Pytest string `json:"pytest"`
+}
+
+// ExportRegression runs a check request (the export_regression arguments: a check request with an optional
+// title) and returns it as a CI regression whose expectations come from the checker, never from the caller.
+func ExportRegression(request []byte) (*Export, error) {
+	doc, err := exportRegression(request)
+	if err != nil {
+		return nil, err
+	}
+	var e Export
+	if err := json.Unmarshal(doc, &e); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the export: %v", err)}
+	}
+	return &e, nil
+}
+
+// ReplayReport is the result of ReplayRegression. Pass is true when every case's expectation held; Document is
+// the whole curbi.replay report, with a per-case diff for each failed case.
+type ReplayReport struct {
+	Pass     bool
+	Total    int
+	Failed   int
+	Document json.RawMessage
+}
+
+// ReplayRegression re-runs a curbi.regression document with the checker version it pins.
+func ReplayRegression(regression []byte) (*ReplayReport, error) {
+	doc, err := replayRegression(regression)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		Pass   bool `json:"pass"`
+		Total  int  `json:"total"`
+		Failed int  `json:"failed"`
+	}
+	if err := json.Unmarshal(doc, &head); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the replay report: %v", err)}
+	}
+	return &ReplayReport{Pass: head.Pass, Total: head.Total, Failed: head.Failed, Document: doc}, nil
+}

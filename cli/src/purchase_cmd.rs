@@ -1,0 +1,200 @@
+//! `curbi purchase` and `curbi action`: the purchase check and the action check (docs/PURCHASE.md). The decision is
+//! all in core (`curbi::purchase`); this file reads the documents, supplies `now` from the clock when not given,
+//! prints the decision and maps it to an exit status.
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use curbi::purchase::{self, Decision, Timestamp, Verdict};
+use curbi::{Error, ErrorCode};
+use serde_json::{Map, Value};
+
+use super::{EXIT_INTERNAL, EXIT_INVALID, print_out, usage_error};
+
+/// Exit status for DENY and STEP_UP: the host must not go ahead.
+const EXIT_NOT_ALLOWED: u8 = 1;
+
+/// What the arguments of either command name.
+struct Args {
+    /// (member of the request, FILE) in request order.
+    files: Vec<(&'static str, OsString)>,
+    now: Option<String>,
+    pretty: bool,
+}
+
+/// Parses `POSITIONAL... [--ledger FILE] [--now RFC3339] [--pretty]`; options may come anywhere before `--`.
+fn parse_args(
+    cmd: &str,
+    args: &[OsString],
+    positional: &[&'static str],
+    with_ledger: bool,
+) -> Result<Option<Args>, ExitCode> {
+    let mut out = Args { files: Vec::new(), now: None, pretty: false };
+    let mut given: Vec<OsString> = Vec::new();
+    let mut ledger: Option<OsString> = None;
+    let mut it = args.iter();
+    let mut flags_done = false;
+    while let Some(arg) = it.next() {
+        let text = arg.to_str();
+        if flags_done || text.is_none_or(|s| s == "-" || !s.starts_with('-')) {
+            given.push(arg.clone());
+            continue;
+        }
+        let s = text.unwrap_or_default();
+        let (name, inline) = match s.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_owned())),
+            None => (s, None),
+        };
+        let mut value = |flag: &str| -> Result<OsString, ExitCode> {
+            match inline.clone().map(OsString::from).or_else(|| it.next().cloned()) {
+                Some(v) => Ok(v),
+                None => Err(usage_error(&format!("{cmd}: {flag} needs a value"))),
+            }
+        };
+        match name {
+            "--" => flags_done = true,
+            "--help" | "-h" => return Ok(None),
+            "--pretty" if inline.is_none() => out.pretty = true,
+            "--ledger" if with_ledger => ledger = Some(value("--ledger")?),
+            "--now" => match value("--now")?.into_string() {
+                Ok(v) => out.now = Some(v),
+                Err(_) => return Err(usage_error(&format!("{cmd}: --now must be UTF-8"))),
+            },
+            _ => return Err(usage_error(&format!("{cmd}: unknown option {s}"))),
+        }
+    }
+    if given.len() != positional.len() {
+        let names = positional.iter().map(|p| p.to_uppercase()).collect::<Vec<_>>().join(" ");
+        return Err(usage_error(&format!("{cmd} takes {names} (got {} file argument(s))", given.len())));
+    }
+    out.files = positional.iter().copied().zip(given).collect();
+    if let Some(l) = ledger {
+        out.files.push(("ledger", l));
+    }
+    if out.files.iter().filter(|(_, f)| f == "-").count() > 1 {
+        return Err(usage_error(&format!("{cmd}: at most one input can be - (stdin)")));
+    }
+    Ok(Some(out))
+}
+
+/// Reads FILE, or stdin for `-`. An unreadable file is a message on stderr and exit 2.
+fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
+    let body = if file == "-" {
+        let mut buf = Vec::new();
+        io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
+    } else {
+        std::fs::read(PathBuf::from(file))
+    };
+    body.map_err(|e| {
+        eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
+        ExitCode::from(EXIT_INVALID)
+    })
+}
+
+fn print_doc(doc: &Value, pretty: bool, status: u8) -> ExitCode {
+    let text =
+        if pretty { serde_json::to_string_pretty(doc).unwrap_or_else(|_| doc.to_string()) } else { doc.to_string() };
+    print_text(&text, status)
+}
+
+fn print_text(text: &str, status: u8) -> ExitCode {
+    match writeln!(io::stdout().lock(), "{text}") {
+        Ok(()) => ExitCode::from(status),
+        Err(e) => {
+            eprintln!("curbi: cannot write to stdout: {e}");
+            ExitCode::from(EXIT_INTERNAL)
+        }
+    }
+}
+
+fn print_error(e: &Error, pretty: bool, status: u8) -> ExitCode {
+    print_doc(&e.to_json(), pretty, status)
+}
+
+/// `now` from `--now` (strict RFC 3339), else the system clock.
+fn now_value(now: Option<&str>, pretty: bool) -> Result<Value, ExitCode> {
+    match now {
+        Some(s) => match Timestamp::parse(s) {
+            Ok(_) => Ok(Value::String(s.to_owned())),
+            Err(_) => {
+                let e = Error::new(
+                    ErrorCode::InvalidValue,
+                    "/now",
+                    format!("--now {s:?} is not an RFC 3339 date-time such as 2026-11-20T12:00:00Z"),
+                );
+                Err(print_error(&e, pretty, EXIT_INVALID))
+            }
+        },
+        None => {
+            let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+            let secs = i64::try_from(since.as_secs()).unwrap_or(i64::MAX);
+            let ts = Timestamp::from_unix(secs, since.subsec_nanos());
+            Ok(Value::String(ts.map(|t| t.to_rfc3339()).unwrap_or_default()))
+        }
+    }
+}
+
+/// Reads every file into the request document; a file that is not JSON is the `invalid_json` error document with
+/// the request member as its path (`/mandate`), exit 2.
+fn build_request(a: &Args) -> Result<Value, ExitCode> {
+    let mut request = Map::new();
+    for (member, file) in &a.files {
+        let bytes = read_file(file)?;
+        let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+            let err = Error::new(
+                ErrorCode::InvalidJson,
+                format!("/{member}"),
+                format!("{} ({}) is not valid JSON: {e}", member.to_uppercase(), file.to_string_lossy()),
+            );
+            print_error(&err, a.pretty, EXIT_INVALID)
+        })?;
+        request.insert((*member).to_owned(), value);
+    }
+    request.insert("now".to_owned(), now_value(a.now.as_deref(), a.pretty)?);
+    Ok(Value::Object(request))
+}
+
+/// Decides, turning a panic (a bug) into the `internal` error document and exit 3; prints the decision.
+fn decide(request: &Value, pretty: bool, f: fn(&Value) -> Decision) -> ExitCode {
+    match panic::catch_unwind(AssertUnwindSafe(|| f(request))) {
+        Ok(d) => {
+            let status = if d.verdict() == Verdict::Allow { 0 } else { EXIT_NOT_ALLOWED };
+            // The decision's own serialisation keeps the documented member order.
+            print_text(&if pretty { d.to_json_pretty() } else { d.to_json_string() }, status)
+        }
+        Err(_) => {
+            let e = Error::new(
+                ErrorCode::Internal,
+                "",
+                "the checker failed on this input; this is a bug, please report it with the input",
+            );
+            print_error(&e, pretty, EXIT_INTERNAL)
+        }
+    }
+}
+
+fn run(cmd: &str, args: &[OsString], positional: &[&'static str], ledger: bool, f: fn(&Value) -> Decision) -> ExitCode {
+    let parsed = match parse_args(cmd, args, positional, ledger) {
+        Ok(Some(a)) => a,
+        Ok(None) => return print_out(super::USAGE),
+        Err(code) => return code,
+    };
+    match build_request(&parsed) {
+        Ok(request) => decide(&request, parsed.pretty, f),
+        Err(code) => code,
+    }
+}
+
+/// `curbi purchase MANDATE CHECKOUT [--ledger FILE] [--now RFC3339] [--pretty]`
+pub(crate) fn purchase_command(args: &[OsString]) -> ExitCode {
+    run("purchase", args, &["mandate", "checkout"], true, purchase::verify_checkout_request)
+}
+
+/// `curbi action GRANT ACTION [--now RFC3339] [--pretty]`
+pub(crate) fn action_command(args: &[OsString]) -> ExitCode {
+    run("action", args, &["grant", "action"], false, purchase::verify_action_request)
+}

@@ -1,0 +1,365 @@
+//! The checkout: an ACP checkout session (2026-04-17: line items with totals, checkout totals, currency, status,
+//! expiry) plus what the host knows about it (merchant, payment instrument and allowance, recurring terms).
+
+use serde_json::Value;
+
+use super::decision::ReasonCode;
+use super::mandate::{Frequency, MerchantRef, read_frequency, read_merchant};
+use super::money::Currency;
+use super::read::{Reader, idx, seg, show};
+use super::time::Timestamp;
+
+/// Sign convention of total entries. ACP writes every amount as zero or more and subtracts discounts and credits by
+/// type; UCP writes discounts and credits as negative amounts and every entry is added with its sign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Convention {
+    #[default]
+    Acp,
+    Ucp,
+}
+
+/// The type of a total entry (ACP `Total.type`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TotalKind {
+    ItemsBaseAmount,
+    ItemsDiscount,
+    Subtotal,
+    Discount,
+    Fulfillment,
+    Tax,
+    Fee,
+    GiftWrap,
+    Tip,
+    StoreCredit,
+    Total,
+    AmountRefunded,
+    Unknown(String),
+}
+
+impl TotalKind {
+    fn parse(s: &str) -> TotalKind {
+        match s {
+            "items_base_amount" => TotalKind::ItemsBaseAmount,
+            "items_discount" => TotalKind::ItemsDiscount,
+            "subtotal" => TotalKind::Subtotal,
+            "discount" => TotalKind::Discount,
+            "fulfillment" => TotalKind::Fulfillment,
+            "tax" => TotalKind::Tax,
+            "fee" => TotalKind::Fee,
+            "gift_wrap" => TotalKind::GiftWrap,
+            "tip" => TotalKind::Tip,
+            "store_credit" => TotalKind::StoreCredit,
+            "total" => TotalKind::Total,
+            "amount_refunded" => TotalKind::AmountRefunded,
+            other => TotalKind::Unknown(other.to_owned()),
+        }
+    }
+}
+
+/// One entry of a totals list, with its index in the list. `kind` or `amount` is `None` when unreadable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TotalEntry {
+    pub(crate) index: usize,
+    pub(crate) kind: Option<TotalKind>,
+    pub(crate) amount: Option<i64>,
+}
+
+/// A totals list and the pointer to it (`/checkout/totals`, `/checkout/line_items/0/totals`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Totals {
+    pub(crate) path: String,
+    pub(crate) entries: Vec<TotalEntry>,
+}
+
+/// One line item as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Line {
+    pub(crate) path: String,
+    pub(crate) item_id: Option<String>,
+    /// What a person calls it: the line's name, else the item's name, else the item id.
+    pub(crate) label: String,
+    pub(crate) quantity: Option<i64>,
+    /// The line's `unit_amount`, else the item's `unit_amount`.
+    pub(crate) unit_amount: Option<i64>,
+    /// Pointer to the unit amount used.
+    pub(crate) unit_path: String,
+    /// Both unit amounts, when both were given: (line, item).
+    pub(crate) unit_amounts_both: Option<(i64, i64)>,
+    pub(crate) totals: Option<Totals>,
+    /// Curbi addition: `true` refundable, `false` final sale, `None` not stated.
+    pub(crate) refundable: Option<bool>,
+}
+
+/// ACP delegated-payment allowance (`delegate_payment` `Allowance`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Allowance {
+    pub(crate) path: String,
+    pub(crate) max_amount: Option<i64>,
+    pub(crate) currency: Option<Currency>,
+    pub(crate) checkout_session_id: Option<String>,
+    pub(crate) merchant_id: Option<String>,
+    pub(crate) expires_at: Option<Timestamp>,
+}
+
+/// Curbi addition: how the checkout will be paid.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Payment {
+    pub(crate) instrument_id: Option<String>,
+    pub(crate) allowance: Option<Allowance>,
+}
+
+/// Curbi addition: future charges this checkout signs the user up for (a subscription, or a trial that converts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Recurring {
+    pub(crate) amount: i64,
+    pub(crate) frequency: Frequency,
+    /// Number of future charges; `None` means until canceled.
+    pub(crate) occurrences: Option<i64>,
+    /// This checkout is a trial that converts to the recurring charge.
+    pub(crate) trial: bool,
+}
+
+/// A checkout as read; unreadable members are `None` and their reasons already recorded.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Checkout {
+    pub(crate) id: Option<String>,
+    pub(crate) status: Option<String>,
+    pub(crate) currency: Option<Currency>,
+    pub(crate) merchant: Option<MerchantRef>,
+    pub(crate) lines: Vec<Line>,
+    /// Every line item was read as an object (its fields may still be partly unreadable).
+    pub(crate) lines_complete: bool,
+    pub(crate) totals: Option<Totals>,
+    pub(crate) expires_at: Option<Timestamp>,
+    pub(crate) payment: Option<Payment>,
+    pub(crate) recurring: Option<Recurring>,
+    pub(crate) has_recurring: bool,
+    pub(crate) convention: Convention,
+}
+
+const CHECKOUT_MEMBERS: &[&str] = &[
+    "id",
+    "status",
+    "currency",
+    "merchant",
+    "line_items",
+    "totals",
+    "expires_at",
+    "payment",
+    "recurring",
+    "totals_convention",
+];
+
+/// ACP checkout-session members that are accepted and not evaluated.
+const CHECKOUT_IGNORED: &[&str] = &[
+    "protocol",
+    "capabilities",
+    "buyer",
+    "presentment_currency",
+    "exchange_rate",
+    "exchange_rate_timestamp",
+    "locale",
+    "timezone",
+    "fulfillment_details",
+    "fulfillment_options",
+    "selected_fulfillment_options",
+    "fulfillment_groups",
+    "messages",
+    "links",
+    "authentication_metadata",
+    "created_at",
+    "updated_at",
+    "continue_url",
+    "metadata",
+    "quote_id",
+    "quote_expires_at",
+    "discounts",
+    "marketing_consent_options",
+    "order",
+];
+
+const LINE_MEMBERS: &[&str] = &["id", "item", "quantity", "name", "unit_amount", "totals", "refundable"];
+
+/// ACP line-item members that are accepted and not evaluated.
+const LINE_IGNORED: &[&str] = &[
+    "description",
+    "images",
+    "disclosures",
+    "custom_attributes",
+    "marketplace_seller_details",
+    "product_id",
+    "sku",
+    "variant_id",
+    "category",
+    "tags",
+    "weight",
+    "dimensions",
+    "availability_status",
+    "available_quantity",
+    "max_quantity_per_order",
+    "fulfillable_on",
+    "variant_options",
+    "discount_details",
+    "tax_exempt",
+    "tax_exemption_reason",
+    "parent_id",
+];
+
+/// Reads a checkout at `path` (normally `/checkout`). Returns `None` only when it is not an object at all.
+pub(crate) fn read_checkout(r: &mut Reader, v: &Value, path: &str) -> Option<Checkout> {
+    let m = r.object(v, path, CHECKOUT_MEMBERS, CHECKOUT_IGNORED)?;
+    let p = |k: &str| seg(path, k);
+    let mut out = Checkout {
+        id: r.required(m, path, "id").and_then(|x| r.id(x, &p("id"))),
+        status: r.required(m, path, "status").and_then(|x| r.id(x, &p("status"))),
+        currency: r.required(m, path, "currency").and_then(|x| r.currency(x, &p("currency"))),
+        merchant: r.required(m, path, "merchant").and_then(|x| read_merchant(r, x, &p("merchant"))),
+        ..Checkout::default()
+    };
+    if let Some(x) = m.get("totals_convention") {
+        let cp = p("totals_convention");
+        match x.as_str() {
+            Some("acp") => out.convention = Convention::Acp,
+            Some("ucp") => out.convention = Convention::Ucp,
+            _ => r.push(
+                ReasonCode::Malformed,
+                cp,
+                "\"acp\" or \"ucp\"",
+                show(x),
+                "unknown totals convention: declare \"acp\" (the default) or \"ucp\"",
+            ),
+        }
+    }
+    if let Some(list) = r.required(m, path, "line_items").and_then(|x| r.array(x, &p("line_items"), 1)) {
+        out.lines_complete = true;
+        for (i, x) in list.iter().enumerate() {
+            match read_line(r, x, &idx(&p("line_items"), i)) {
+                Some(line) => out.lines.push(line),
+                None => out.lines_complete = false,
+            }
+        }
+    }
+    out.totals = r.required(m, path, "totals").and_then(|x| read_totals(r, x, &p("totals")));
+    out.expires_at = m.get("expires_at").and_then(|x| r.timestamp(x, &p("expires_at")));
+    if let Some(x) = m.get("payment") {
+        out.payment = read_payment(r, x, &p("payment"));
+    }
+    if let Some(x) = m.get("recurring") {
+        out.has_recurring = true;
+        out.recurring = read_recurring(r, x, &p("recurring"));
+    }
+    Some(out)
+}
+
+fn read_line(r: &mut Reader, v: &Value, path: &str) -> Option<Line> {
+    let m = r.object(v, path, LINE_MEMBERS, LINE_IGNORED)?;
+    let p = |k: &str| seg(path, k);
+    r.required(m, path, "id").and_then(|x| r.id(x, &p("id")));
+    let mut item_id = None;
+    let mut item_name = None;
+    let mut item_unit = None;
+    if let Some(x) = r.required(m, path, "item") {
+        let ip = p("item");
+        if let Some(im) = r.object(x, &ip, &["id", "name", "unit_amount"], &[]) {
+            item_id = r.required(im, &ip, "id").and_then(|x| r.id(x, &seg(&ip, "id")));
+            item_name = im.get("name").and_then(|x| r.text(x, &seg(&ip, "name")));
+            item_unit = im.get("unit_amount").and_then(|x| r.amount(x, &seg(&ip, "unit_amount"), false));
+        }
+    }
+    let name = m.get("name").and_then(|x| r.text(x, &p("name")));
+    let quantity = r.required(m, path, "quantity").and_then(|x| r.quantity(x, &p("quantity")));
+    let line_unit = m.get("unit_amount").and_then(|x| r.amount(x, &p("unit_amount"), false));
+    let totals = r.required(m, path, "totals").and_then(|x| read_totals(r, x, &p("totals")));
+    let refundable = m.get("refundable").and_then(|x| r.boolean(x, &p("refundable")));
+    let (unit_amount, unit_path) = match (line_unit, item_unit) {
+        (Some(u), _) => (Some(u), p("unit_amount")),
+        (None, Some(u)) => (Some(u), seg(&p("item"), "unit_amount")),
+        (None, None) => (None, p("unit_amount")),
+    };
+    let label = name.or(item_name).or_else(|| item_id.clone()).unwrap_or_else(|| "(unnamed item)".to_owned());
+    Some(Line {
+        path: path.to_owned(),
+        item_id,
+        label,
+        quantity,
+        unit_amount,
+        unit_path,
+        unit_amounts_both: line_unit.zip(item_unit),
+        totals,
+        refundable,
+    })
+}
+
+fn read_totals(r: &mut Reader, v: &Value, path: &str) -> Option<Totals> {
+    let list = r.array(v, path, 0)?;
+    let mut entries = Vec::with_capacity(list.len());
+    for (i, x) in list.iter().enumerate() {
+        let ep = idx(path, i);
+        let Some(m) =
+            r.object(x, &ep, &["type", "amount"], &["display_text", "presentment_amount", "description", "breakdown"])
+        else {
+            entries.push(TotalEntry { index: i, kind: None, amount: None });
+            continue;
+        };
+        let kind = r.required(m, &ep, "type").and_then(|t| r.id(t, &seg(&ep, "type"))).map(|s| TotalKind::parse(&s));
+        let amount = r.required(m, &ep, "amount").and_then(|a| r.amount(a, &seg(&ep, "amount"), true));
+        entries.push(TotalEntry { index: i, kind, amount });
+    }
+    Some(Totals { path: path.to_owned(), entries })
+}
+
+fn read_payment(r: &mut Reader, v: &Value, path: &str) -> Option<Payment> {
+    let m = r.object(v, path, &["instrument_id", "allowance"], &[])?;
+    let mut out = Payment {
+        instrument_id: m.get("instrument_id").and_then(|x| r.id(x, &seg(path, "instrument_id"))),
+        allowance: None,
+    };
+    if let Some(x) = m.get("allowance") {
+        let ap = seg(path, "allowance");
+        let known = ["reason", "max_amount", "currency", "checkout_session_id", "merchant_id", "expires_at"];
+        let Some(am) = r.object(x, &ap, &known, &[]) else {
+            return Some(out);
+        };
+        if let Some(reason) = am.get("reason")
+            && reason.as_str() != Some("one_time")
+        {
+            r.push(
+                ReasonCode::Malformed,
+                seg(&ap, "reason"),
+                "\"one_time\"",
+                show(reason),
+                "the only allowance reason ACP defines is \"one_time\"",
+            );
+        }
+        let q = |k: &str| seg(&ap, k);
+        out.allowance = Some(Allowance {
+            path: ap.clone(),
+            max_amount: r.required(am, &ap, "max_amount").and_then(|x| r.amount(x, &q("max_amount"), false)),
+            currency: r.required(am, &ap, "currency").and_then(|x| r.currency(x, &q("currency"))),
+            checkout_session_id: r
+                .required(am, &ap, "checkout_session_id")
+                .and_then(|x| r.id(x, &q("checkout_session_id"))),
+            merchant_id: r.required(am, &ap, "merchant_id").and_then(|x| r.id(x, &q("merchant_id"))),
+            expires_at: r.required(am, &ap, "expires_at").and_then(|x| r.timestamp(x, &q("expires_at"))),
+        });
+    }
+    Some(out)
+}
+
+fn read_recurring(r: &mut Reader, v: &Value, path: &str) -> Option<Recurring> {
+    let m = r.object(v, path, &["amount", "frequency", "occurrences", "trial"], &[])?;
+    let amount = r.required(m, path, "amount").and_then(|x| r.amount(x, &seg(path, "amount"), false));
+    let frequency = r.required(m, path, "frequency").and_then(|x| read_frequency(r, x, &seg(path, "frequency")));
+    let occurrences = m.get("occurrences").map(|x| r.count(x, &seg(path, "occurrences"), 1));
+    let trial = m.get("trial").map(|x| r.boolean(x, &seg(path, "trial")));
+    match (amount, frequency, occurrences, trial) {
+        (_, _, Some(None), _) | (_, _, _, Some(None)) => None,
+        (Some(amount), Some(frequency), occurrences, trial) => Some(Recurring {
+            amount,
+            frequency,
+            occurrences: occurrences.flatten(),
+            trial: trial.flatten().unwrap_or(false),
+        }),
+        _ => None,
+    }
+}

@@ -1,0 +1,346 @@
+//! The mandate: what the user authorised, AP2-style (amount range, budget, confirmation threshold, merchants by id,
+//! acceptable items with quantities and approved prices, instruments, recurrence, refundability, validity window).
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::decision::ReasonCode;
+use super::money::Currency;
+use super::read::{Reader, idx, quote, seg, show};
+use super::time::Timestamp;
+
+/// How often a recurring charge or a reuse of the mandate may happen (AP2 `payment.agent_recurrence.frequency`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Frequency {
+    OnDemand,
+    Daily,
+    Weekly,
+    Biweekly,
+    Monthly,
+    Quarterly,
+    Annually,
+}
+
+impl Frequency {
+    pub const ALL: [(&'static str, Frequency); 7] = [
+        ("ON_DEMAND", Frequency::OnDemand),
+        ("DAILY", Frequency::Daily),
+        ("WEEKLY", Frequency::Weekly),
+        ("BIWEEKLY", Frequency::Biweekly),
+        ("MONTHLY", Frequency::Monthly),
+        ("QUARTERLY", Frequency::Quarterly),
+        ("ANNUALLY", Frequency::Annually),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        Frequency::ALL.iter().find(|(_, f)| *f == self).map_or("ON_DEMAND", |(s, _)| s)
+    }
+
+    /// Position from most to least frequent; `None` for ON_DEMAND, which has no fixed period.
+    pub fn rank(self) -> Option<u8> {
+        match self {
+            Frequency::OnDemand => None,
+            Frequency::Daily => Some(0),
+            Frequency::Weekly => Some(1),
+            Frequency::Biweekly => Some(2),
+            Frequency::Monthly => Some(3),
+            Frequency::Quarterly => Some(4),
+            Frequency::Annually => Some(5),
+        }
+    }
+
+    /// Does a mandate allowing `self` allow charges every `other`? ON_DEMAND allows any frequency; a fixed
+    /// frequency allows itself and anything less frequent, never ON_DEMAND.
+    pub fn allows(self, other: Frequency) -> bool {
+        match (self.rank(), other.rank()) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(mine), Some(theirs)) => theirs >= mine,
+        }
+    }
+
+    /// Words for summaries: "every month".
+    pub fn words(self) -> &'static str {
+        match self {
+            Frequency::OnDemand => "on demand",
+            Frequency::Daily => "every day",
+            Frequency::Weekly => "every week",
+            Frequency::Biweekly => "every two weeks",
+            Frequency::Monthly => "every month",
+            Frequency::Quarterly => "every quarter",
+            Frequency::Annually => "every year",
+        }
+    }
+
+    /// The earliest next use after one at `last`; `None` for ON_DEMAND.
+    pub fn next_after(self, last: Timestamp) -> Option<Timestamp> {
+        match self {
+            Frequency::OnDemand => None,
+            Frequency::Daily => Some(last.add_days(1)),
+            Frequency::Weekly => Some(last.add_days(7)),
+            Frequency::Biweekly => Some(last.add_days(14)),
+            Frequency::Monthly => Some(last.add_months(1)),
+            Frequency::Quarterly => Some(last.add_months(3)),
+            Frequency::Annually => Some(last.add_months(12)),
+        }
+    }
+}
+
+/// Reads a frequency name; reports anything else.
+pub(crate) fn read_frequency(r: &mut Reader, v: &Value, path: &str) -> Option<Frequency> {
+    if let Value::String(s) = v
+        && let Some((_, f)) = Frequency::ALL.iter().find(|(name, _)| name == s)
+    {
+        return Some(*f);
+    }
+    let names: Vec<&str> = Frequency::ALL.iter().map(|(n, _)| *n).collect();
+    let expected = format!("one of {}", names.join(", "));
+    let message = format!("unknown frequency {}: expected {expected}", show(v));
+    r.push(ReasonCode::Malformed, path, expected, show(v), message);
+    None
+}
+
+/// A merchant by id (and a display name that is never used for matching).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MerchantRef {
+    pub(crate) id: String,
+    pub(crate) name: Option<String>,
+}
+
+/// An item the user accepts, with the unit price they approved (if recorded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AcceptableItem {
+    pub(crate) id: String,
+    pub(crate) title: Option<String>,
+    pub(crate) unit_amount: Option<i64>,
+}
+
+/// AP2 `checkout.line_items` requirement: up to `quantity` units in total of any of the acceptable items.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ItemRequirement {
+    pub(crate) id: String,
+    pub(crate) acceptable_items: Vec<AcceptableItem>,
+    pub(crate) quantity: i64,
+}
+
+/// AP2 `payment.agent_recurrence`: the mandate may be used again, at most this often and this many times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Recurrence {
+    pub(crate) frequency: Frequency,
+    pub(crate) max_occurrences: Option<i64>,
+}
+
+/// AP2 `payment.amount_range`, in minor units of the mandate currency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AmountRange {
+    pub(crate) min: Option<i64>,
+    pub(crate) max: i64,
+}
+
+/// A mandate as read. A member that could not be read is `None` (its reason is already recorded); rules that need it
+/// are not evaluated. `has_*` flags say a member was present at all, readable or not.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Mandate {
+    pub(crate) id: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) currency: Option<Currency>,
+    pub(crate) amount_range: Option<AmountRange>,
+    pub(crate) budget: Option<i64>,
+    pub(crate) confirmation_threshold: Option<i64>,
+    pub(crate) merchants: Option<Vec<MerchantRef>>,
+    pub(crate) line_items: Option<Vec<ItemRequirement>>,
+    pub(crate) payment_instruments: Option<Vec<String>>,
+    pub(crate) recurrence: Option<Recurrence>,
+    pub(crate) has_recurrence: bool,
+    pub(crate) requires_refundability: bool,
+    pub(crate) user_cart_confirmation_required: bool,
+    pub(crate) not_before: Option<Timestamp>,
+    pub(crate) expires_at: Option<Timestamp>,
+    pub(crate) revoked: bool,
+    /// `(path, type)` of each constraint this checker does not implement.
+    pub(crate) other_constraints: Vec<(String, String)>,
+    /// Whether any of amount_range, budget, merchants or line_items was present.
+    pub(crate) machine_checkable: bool,
+}
+
+const MANDATE_MEMBERS: &[&str] = &[
+    "id",
+    "natural_language_description",
+    "currency",
+    "amount_range",
+    "budget",
+    "confirmation_threshold",
+    "merchants",
+    "line_items",
+    "payment_instruments",
+    "recurrence",
+    "requires_refundability",
+    "user_cart_confirmation_required",
+    "not_before",
+    "expires_at",
+    "revoked",
+    "other_constraints",
+];
+
+/// Reads a mandate at `path` (normally `/mandate`). Returns `None` only when it is not an object at all.
+pub(crate) fn read_mandate(r: &mut Reader, v: &Value, path: &str) -> Option<Mandate> {
+    let m = r.object(v, path, MANDATE_MEMBERS, &[])?;
+    let p = |k: &str| seg(path, k);
+    let mut out = Mandate { user_cart_confirmation_required: true, ..Mandate::default() };
+    out.id = m.get("id").and_then(|x| r.id(x, &p("id")));
+    out.description = m.get("natural_language_description").and_then(|x| r.text(x, &p("natural_language_description")));
+    out.currency = r.required(m, path, "currency").and_then(|x| r.currency(x, &p("currency")));
+    out.machine_checkable = ["amount_range", "budget", "merchants", "line_items"].iter().any(|k| m.contains_key(*k));
+
+    if let Some(x) = m.get("amount_range") {
+        let ap = p("amount_range");
+        if let Some(am) = r.object(x, &ap, &["min", "max"], &[]) {
+            let max = r.required(am, &ap, "max").and_then(|v| r.amount(v, &seg(&ap, "max"), false));
+            let min = am.get("min").map(|v| r.amount(v, &seg(&ap, "min"), false));
+            match (min, max) {
+                (Some(Some(lo)), Some(hi)) if lo > hi => r.push(
+                    ReasonCode::Malformed,
+                    seg(&ap, "min"),
+                    format!("at most max ({hi})"),
+                    lo.to_string(),
+                    "amount_range.min is above amount_range.max: no amount can satisfy it",
+                ),
+                (Some(None), _) | (_, None) => {}
+                (min, Some(max)) => out.amount_range = Some(AmountRange { min: min.flatten(), max }),
+            }
+        }
+    }
+    if let Some(x) = m.get("budget") {
+        let bp = p("budget");
+        if let Some(bm) = r.object(x, &bp, &["max"], &[]) {
+            out.budget = r.required(bm, &bp, "max").and_then(|v| r.amount(v, &seg(&bp, "max"), false));
+        }
+    }
+    out.confirmation_threshold =
+        m.get("confirmation_threshold").and_then(|x| r.amount(x, &p("confirmation_threshold"), false));
+    if let Some(x) = m.get("merchants") {
+        out.merchants = read_merchants(r, x, &p("merchants"));
+    }
+    if let Some(x) = m.get("line_items") {
+        out.line_items = read_requirements(r, x, &p("line_items"));
+    }
+    if let Some(x) = m.get("payment_instruments") {
+        out.payment_instruments = r.ids(x, &p("payment_instruments"), 0);
+    }
+    if let Some(x) = m.get("recurrence") {
+        out.has_recurrence = true;
+        let rp = p("recurrence");
+        if let Some(rm) = r.object(x, &rp, &["frequency", "max_occurrences"], &[]) {
+            let frequency = r.required(rm, &rp, "frequency").and_then(|f| read_frequency(r, f, &seg(&rp, "frequency")));
+            let max = rm.get("max_occurrences").map(|c| r.count(c, &seg(&rp, "max_occurrences"), 1));
+            out.recurrence = match (frequency, max) {
+                (Some(frequency), None) => Some(Recurrence { frequency, max_occurrences: None }),
+                (Some(frequency), Some(Some(n))) => Some(Recurrence { frequency, max_occurrences: Some(n) }),
+                _ => None,
+            };
+        }
+    }
+    // An unreadable flag is not evaluated (its malformed reason already denies), like every unreadable input.
+    if let Some(x) = m.get("requires_refundability") {
+        out.requires_refundability = r.boolean(x, &p("requires_refundability")).unwrap_or(false);
+    }
+    if let Some(x) = m.get("user_cart_confirmation_required") {
+        out.user_cart_confirmation_required = r.boolean(x, &p("user_cart_confirmation_required")).unwrap_or(false);
+    }
+    out.not_before = m.get("not_before").and_then(|x| r.timestamp(x, &p("not_before")));
+    out.expires_at = r.required(m, path, "expires_at").and_then(|x| r.timestamp(x, &p("expires_at")));
+    if let Some(x) = m.get("revoked") {
+        out.revoked = r.boolean(x, &p("revoked")).unwrap_or(false);
+    }
+    if let Some(x) = m.get("other_constraints") {
+        out.other_constraints = r.other_constraints(x, &p("other_constraints"));
+    }
+    Some(out)
+}
+
+/// `[{"id": "...", "name": "..."}]`; `None` if any entry is unreadable.
+pub(crate) fn read_merchants(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<MerchantRef>> {
+    let list = r.array(v, path, 0)?;
+    let mut out = Vec::with_capacity(list.len());
+    let mut ok = true;
+    for (i, x) in list.iter().enumerate() {
+        match read_merchant(r, x, &idx(path, i)) {
+            Some(mr) => out.push(mr),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+/// `{"id": "...", "name": "..."}`.
+pub(crate) fn read_merchant(r: &mut Reader, v: &Value, path: &str) -> Option<MerchantRef> {
+    let m = r.object(v, path, &["id", "name"], &[])?;
+    let id = r.required(m, path, "id").and_then(|x| r.id(x, &seg(path, "id")));
+    let name = match m.get("name") {
+        Some(x) => Some(r.text(x, &seg(path, "name"))?),
+        None => None,
+    };
+    Some(MerchantRef { id: id?, name })
+}
+
+fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRequirement>> {
+    let list = r.array(v, path, 1)?;
+    let mut out = Vec::with_capacity(list.len());
+    let mut ok = true;
+    let mut seen: HashSet<String> = HashSet::new();
+    for (i, x) in list.iter().enumerate() {
+        let rp = idx(path, i);
+        let Some(m) = r.object(x, &rp, &["id", "acceptable_items", "quantity"], &[]) else {
+            ok = false;
+            continue;
+        };
+        let id = r.required(m, &rp, "id").and_then(|x| r.id(x, &seg(&rp, "id")));
+        let quantity = r.required(m, &rp, "quantity").and_then(|x| r.quantity(x, &seg(&rp, "quantity")));
+        let mut items = Vec::new();
+        let mut items_ok = false;
+        if let Some(list) = r.required(m, &rp, "acceptable_items").and_then(|x| {
+            let ap = seg(&rp, "acceptable_items");
+            r.array(x, &ap, 1).map(|a| (a, ap))
+        }) {
+            let (list, ap) = list;
+            items_ok = true;
+            for (j, it) in list.iter().enumerate() {
+                let ip = idx(&ap, j);
+                let Some(im) = r.object(it, &ip, &["id", "title", "unit_amount"], &[]) else {
+                    items_ok = false;
+                    continue;
+                };
+                let item_id = r.required(im, &ip, "id").and_then(|x| r.id(x, &seg(&ip, "id")));
+                let title = im.get("title").map(|x| r.text(x, &seg(&ip, "title")));
+                let unit = im.get("unit_amount").map(|x| r.amount(x, &seg(&ip, "unit_amount"), false));
+                if matches!(title, Some(None)) || matches!(unit, Some(None)) {
+                    items_ok = false;
+                }
+                let Some(item_id) = item_id else {
+                    items_ok = false;
+                    continue;
+                };
+                if !seen.insert(item_id.clone()) {
+                    r.push(
+                        ReasonCode::Malformed,
+                        seg(&ip, "id"),
+                        "each item id in at most one acceptable_items entry",
+                        quote(&item_id),
+                        format!(
+                            "item {} is listed twice: which quantity it counts against would be ambiguous",
+                            quote(&item_id)
+                        ),
+                    );
+                    items_ok = false;
+                }
+                items.push(AcceptableItem { id: item_id, title: title.flatten(), unit_amount: unit.flatten() });
+            }
+        }
+        match (id, quantity, items_ok) {
+            (Some(id), Some(quantity), true) => out.push(ItemRequirement { id, acceptable_items: items, quantity }),
+            _ => ok = false,
+        }
+    }
+    ok.then_some(out)
+}

@@ -1,0 +1,646 @@
+//! The purchase rules: every rule is evaluated over the mandate, the checkout and the ledger at `now`, and every
+//! reason returned. A rule whose inputs could not be read is skipped; the unreadable input already denies.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::checkout::{Checkout, read_checkout};
+use super::decision::{Decision, Reason, ReasonCode};
+use super::ledger::{Ledger, read_ledger};
+use super::mandate::{AcceptableItem, Mandate, read_mandate};
+use super::money::{self, Currency, format_amount};
+use super::read::{Reader, quote, seg};
+use super::time::Timestamp;
+use super::totals::{Located, TotalsOutcome, check_totals};
+
+/// `object` of a purchase decision.
+pub const PURCHASE_OBJECT: &str = "purchase_check";
+/// `stepUp.kind` of a purchase decision.
+pub const PURCHASE_STEP_UP: &str = "confirm_purchase";
+
+struct Ctx<'a> {
+    m: Option<&'a Mandate>,
+    c: Option<&'a Checkout>,
+    l: &'a Ledger,
+    now: Option<Timestamp>,
+    totals: &'a TotalsOutcome,
+    out: Vec<Reason>,
+}
+
+impl Ctx<'_> {
+    fn push(
+        &mut self,
+        code: ReasonCode,
+        path: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.out.push(Reason::new(code, path, expected, actual, message));
+    }
+
+    /// The currency amounts can be compared in: the mandate's, when the checkout's is the same.
+    fn money(&self) -> Option<Currency> {
+        match (self.m?.currency, self.c?.currency) {
+            (Some(a), Some(b)) if a == b => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The checkout total, when it can be compared with the mandate's amounts.
+    fn total(&self) -> Option<(&Located, Currency)> {
+        Some((self.totals.total.as_ref()?, self.money()?))
+    }
+
+    fn mandate_state(&mut self) {
+        let Some(m) = self.m else { return };
+        if m.revoked {
+            self.push(ReasonCode::MandateRevoked, "/mandate/revoked", "false", "true", "the mandate has been revoked");
+        }
+        if let (Some(exp), Some(now)) = (m.expires_at, self.now)
+            && now >= exp
+        {
+            let message = format!("the mandate expired at {exp}; it is now {now}");
+            self.push(
+                ReasonCode::MandateExpired,
+                "/mandate/expires_at",
+                format!("before {exp}"),
+                now.to_rfc3339(),
+                message,
+            );
+        }
+        if let (Some(nb), Some(now)) = (m.not_before, self.now)
+            && now < nb
+        {
+            let message = format!("the mandate is valid from {nb}; it is now {now}");
+            self.push(
+                ReasonCode::MandateNotYetValid,
+                "/mandate/not_before",
+                format!("at or after {nb}"),
+                now.to_rfc3339(),
+                message,
+            );
+        }
+        if m.user_cart_confirmation_required {
+            self.push(
+                ReasonCode::CartConfirmationRequired,
+                "/mandate/user_cart_confirmation_required",
+                "false",
+                "true",
+                "the mandate asks the user to confirm the cart (AP2 default when not stated)",
+            );
+        }
+        if !m.machine_checkable {
+            let (path, actual) = match &m.description {
+                Some(d) => ("/mandate/natural_language_description", quote(d)),
+                None => ("/mandate", "no amount_range, budget, merchants or line_items".to_owned()),
+            };
+            self.push(
+                ReasonCode::IntentNotMachineCheckable,
+                path,
+                "at least one of amount_range, budget, merchants, line_items",
+                actual,
+                "the intent is stated only in natural language: nothing about this checkout can be checked against it",
+            );
+        }
+        for (path, t) in m.other_constraints.clone() {
+            let message = format!("constraint {} is not implemented by this checker; the user must decide", quote(&t));
+            self.push(
+                ReasonCode::ConstraintUnsupported,
+                path,
+                "a constraint this checker implements",
+                quote(&t),
+                message,
+            );
+        }
+    }
+
+    fn checkout_state(&mut self) {
+        let Some(c) = self.c else { return };
+        if let Some(status) = &c.status {
+            let hit = match status.as_str() {
+                "ready_for_payment" => None,
+                "completed" => Some((ReasonCode::CheckoutCompleted, "the checkout is already completed")),
+                "canceled" => Some((ReasonCode::CheckoutCanceled, "the checkout was canceled")),
+                "expired" => Some((ReasonCode::CheckoutExpired, "the checkout has expired")),
+                "incomplete" | "not_ready_for_payment" | "in_progress" | "complete_in_progress" => {
+                    Some((ReasonCode::CheckoutNotReady, "the checkout is not ready for payment"))
+                }
+                "requires_escalation" | "pending_approval" => {
+                    Some((ReasonCode::CheckoutRequiresEscalation, "the merchant needs the buyer to take over"))
+                }
+                "authentication_required" => {
+                    Some((ReasonCode::CheckoutRequiresAuthentication, "the buyer must authenticate (e.g. 3-D Secure)"))
+                }
+                _ => Some((ReasonCode::CheckoutStatusUnknown, "unknown checkout status")),
+            };
+            if let Some((code, why)) = hit {
+                let message = format!("{why} (status {})", quote(status));
+                self.push(code, "/checkout/status", "\"ready_for_payment\"", quote(status), message);
+            }
+        }
+        if let (Some(exp), Some(now)) = (c.expires_at, self.now)
+            && now >= exp
+        {
+            let message = format!("the checkout session expired at {exp}; it is now {now}");
+            self.push(
+                ReasonCode::CheckoutExpired,
+                "/checkout/expires_at",
+                format!("before {exp}"),
+                now.to_rfc3339(),
+                message,
+            );
+        }
+    }
+
+    fn currencies(&mut self) {
+        let (Some(m), Some(c)) = (self.m, self.c) else { return };
+        if let (Some(a), Some(b)) = (m.currency, c.currency)
+            && a != b
+        {
+            let message =
+                format!("the checkout is in {b}, the mandate in {a}: amounts are never compared across currencies");
+            self.push(ReasonCode::CurrencyMismatch, "/checkout/currency", a.code(), b.code(), message);
+        }
+        if let (Some(a), Some(lc)) = (m.currency, self.l.currency)
+            && a != lc
+        {
+            let message = format!("the ledger is kept in {lc}, the mandate in {a}");
+            self.push(ReasonCode::CurrencyMismatch, "/ledger/currency", a.code(), lc.code(), message);
+        }
+    }
+
+    fn merchant(&mut self) {
+        let (Some(m), Some(c)) = (self.m, self.c) else { return };
+        let (Some(allowed), Some(merchant)) = (&m.merchants, &c.merchant) else { return };
+        if allowed.iter().any(|a| a.id == merchant.id) {
+            return;
+        }
+        let ids: Vec<String> = allowed.iter().map(|a| quote(&a.id)).collect();
+        let by_name = merchant.name.is_some() && allowed.iter().any(|a| a.name.is_some() && a.name == merchant.name);
+        let message = if by_name {
+            format!(
+                "merchant {} has the display name of an allowed merchant but not its id; merchants are matched by id only",
+                quote(&merchant.id)
+            )
+        } else {
+            format!("merchant {} is not one of the mandate's merchants", quote(&merchant.id))
+        };
+        let expected = if ids.is_empty() {
+            "no merchant (the list is empty)".to_owned()
+        } else {
+            format!("one of {}", ids.join(", "))
+        };
+        self.push(ReasonCode::MerchantNotAllowed, "/checkout/merchant/id", expected, quote(&merchant.id), message);
+    }
+
+    fn items(&mut self) {
+        let (Some(m), Some(c)) = (self.m, self.c) else { return };
+        let Some(reqs) = &m.line_items else { return };
+        let money = self.money();
+        let mut counted: Vec<(i64, Option<String>)> = vec![(0, None); reqs.len()];
+        // Item ids are unique across requirements (the mandate reader refuses duplicates).
+        let by_id: HashMap<&str, (usize, &AcceptableItem)> = reqs
+            .iter()
+            .enumerate()
+            .flat_map(|(ri, req)| req.acceptable_items.iter().map(move |a| (a.id.as_str(), (ri, a))))
+            .collect();
+        for (li, line) in c.lines.iter().enumerate() {
+            let Some(item_id) = &line.item_id else { continue };
+            let Some(&(ri, acceptable)) = by_id.get(item_id.as_str()) else {
+                self.push(
+                    ReasonCode::ItemNotAllowed,
+                    seg(&line.path, "item") + "/id",
+                    "an item id listed in the mandate's acceptable_items",
+                    quote(item_id),
+                    format!("item {} is not one the user accepted", quote(item_id)),
+                );
+                continue;
+            };
+            if let Some(q) = line.quantity {
+                let entry = &mut counted[ri];
+                entry.0 = entry.0.saturating_add(q);
+                entry.1.get_or_insert_with(|| seg(&line.path, "quantity"));
+            }
+            let (Some(approved), Some(cur)) = (acceptable.unit_amount, money) else { continue };
+            if let Some(unit) = line.unit_amount {
+                if unit > approved {
+                    let message = format!(
+                        "{} costs {} per unit; the user approved {}",
+                        line.label,
+                        cur.format(unit),
+                        cur.format(approved)
+                    );
+                    self.push(
+                        ReasonCode::PriceIncreased,
+                        line.unit_path.clone(),
+                        format!("at most {}", cur.format(approved)),
+                        cur.format(unit),
+                        message,
+                    );
+                }
+            } else if let Some(q) = line.quantity {
+                let basis = self
+                    .totals
+                    .line_base
+                    .get(li)
+                    .cloned()
+                    .flatten()
+                    .or_else(|| self.totals.line_subtotal.get(li).cloned().flatten());
+                if let (Some(b), Ok(limit)) = (basis, money::mul(approved, q))
+                    && b.amount > limit
+                {
+                    let message = format!(
+                        "{} × {} costs {}; the user approved {} per unit",
+                        q,
+                        line.label,
+                        cur.format(b.amount),
+                        cur.format(approved)
+                    );
+                    self.push(
+                        ReasonCode::PriceIncreased,
+                        b.path,
+                        format!("at most {}", cur.format(limit)),
+                        cur.format(b.amount),
+                        message,
+                    );
+                }
+            }
+        }
+        for (req, (n, path)) in reqs.iter().zip(counted) {
+            if let Some(path) = path
+                && n > req.quantity
+            {
+                let message =
+                    format!("{n} unit(s) of requirement {}; the mandate allows {}", quote(&req.id), req.quantity);
+                self.push(
+                    ReasonCode::ItemQuantityExceeded,
+                    path,
+                    format!("at most {}", req.quantity),
+                    n.to_string(),
+                    message,
+                );
+            }
+        }
+    }
+
+    fn amounts(&mut self) {
+        let Some(m) = self.m else { return };
+        let Some((t, cur)) = self.total() else { return };
+        let t = t.clone();
+        if let Some(range) = m.amount_range {
+            if t.amount > range.max {
+                let message = format!(
+                    "the total {} is above the mandate's maximum {}",
+                    cur.format(t.amount),
+                    cur.format(range.max)
+                );
+                self.push(
+                    ReasonCode::AmountOverCap,
+                    t.path.clone(),
+                    format!("at most {}", cur.format(range.max)),
+                    cur.format(t.amount),
+                    message,
+                );
+            }
+            if let Some(min) = range.min
+                && t.amount < min
+            {
+                let message =
+                    format!("the total {} is below the mandate's minimum {}", cur.format(t.amount), cur.format(min));
+                self.push(
+                    ReasonCode::AmountBelowMin,
+                    t.path.clone(),
+                    format!("at least {}", cur.format(min)),
+                    cur.format(t.amount),
+                    message,
+                );
+            }
+        }
+        if let Some(threshold) = m.confirmation_threshold
+            && t.amount >= threshold
+        {
+            let message = format!(
+                "the total {} is at or above the confirmation threshold {}",
+                cur.format(t.amount),
+                cur.format(threshold)
+            );
+            self.push(
+                ReasonCode::ConfirmationThreshold,
+                t.path.clone(),
+                format!("below {}", cur.format(threshold)),
+                cur.format(t.amount),
+                message,
+            );
+        }
+        self.budget(m, &t, cur);
+    }
+
+    fn budget(&mut self, m: &Mandate, t: &Located, cur: Currency) {
+        let (Some(c), Some(budget)) = (self.c, m.budget) else { return };
+        let (Some(spent), Some(reserved)) = (self.l.spent, self.l.reserved) else { return };
+        if self.l.has_currency && self.l.currency != Some(cur) {
+            return;
+        }
+        if c.has_recurring && c.recurring.is_none() {
+            return;
+        }
+        // Committed future charges: None means unbounded (until canceled, or beyond any representable amount).
+        let future = match c.recurring {
+            None => Some(0),
+            Some(rc) if rc.amount == 0 => Some(0),
+            Some(rc) => rc.occurrences.and_then(|n| money::mul(rc.amount, n).ok()),
+        };
+        let committed = future.and_then(|f| money::sum([spent, reserved, t.amount, f]).ok());
+        let mut actual =
+            format!("{} spent + {} reserved + {} now", cur.format(spent), cur.format(reserved), cur.format(t.amount));
+        match (future, c.recurring) {
+            (Some(f), Some(_)) if f > 0 => actual.push_str(&format!(" + {} in future charges", cur.format(f))),
+            (None, Some(rc)) if rc.occurrences.is_none() => actual.push_str(" + future charges until canceled"),
+            (None, _) => actual.push_str(" + future charges beyond any representable amount"),
+            _ => {}
+        }
+        if committed.is_none_or(|x| x > budget) {
+            let message = format!("{actual} exceeds the budget of {}", cur.format(budget));
+            self.push(
+                ReasonCode::BudgetExceeded,
+                t.path.clone(),
+                format!("at most {} in all", cur.format(budget)),
+                actual,
+                message,
+            );
+        }
+    }
+
+    fn recurrence(&mut self) {
+        let (Some(m), Some(c)) = (self.m, self.c) else { return };
+        if let Some(rc) = c.recurring {
+            if !m.has_recurrence {
+                let what =
+                    if rc.trial { "a trial that converts to a paid recurring charge" } else { "a recurring charge" };
+                let amount = format_amount(c.currency, rc.amount);
+                let message = format!(
+                    "the checkout signs the user up for {what} of {amount} {}, and the mandate gives no recurrence permission",
+                    rc.frequency.words()
+                );
+                self.push(
+                    ReasonCode::RecurrenceNotPermitted,
+                    "/checkout/recurring",
+                    "a mandate with recurrence",
+                    format!("{amount} {}", rc.frequency.words()),
+                    message,
+                );
+            }
+            if let Some(rec) = m.recurrence
+                && !rec.frequency.allows(rc.frequency)
+            {
+                let message = format!(
+                    "charges {} are more frequent than the mandate allows ({})",
+                    rc.frequency.words(),
+                    rec.frequency.words()
+                );
+                self.push(
+                    ReasonCode::RecurrenceFrequencyExceeded,
+                    "/checkout/recurring/frequency",
+                    rec.frequency.as_str(),
+                    rc.frequency.as_str(),
+                    message,
+                );
+            }
+            if let (Some(range), Some(cur)) = (m.amount_range, self.money())
+                && rc.amount > range.max
+            {
+                let message = format!(
+                    "each future charge of {} is above the mandate's maximum {}",
+                    cur.format(rc.amount),
+                    cur.format(range.max)
+                );
+                self.push(
+                    ReasonCode::FutureChargeOverCap,
+                    "/checkout/recurring/amount",
+                    format!("at most {}", cur.format(range.max)),
+                    cur.format(rc.amount),
+                    message,
+                );
+            }
+        }
+        // Uses of the mandate recorded in the ledger. Without recurrence a mandate is good for one use.
+        if let Some(used) = self.l.occurrences {
+            let max = if m.has_recurrence { m.recurrence.and_then(|r| r.max_occurrences) } else { Some(1) };
+            if let Some(max) = max
+                && used >= max
+            {
+                let why = if m.has_recurrence { "its max_occurrences" } else { "one use (it has no recurrence)" };
+                let message = format!("the mandate has been used {used} time(s) and allows {why}");
+                self.push(
+                    ReasonCode::RecurrenceCountExceeded,
+                    "/ledger/occurrences",
+                    format!("fewer than {max} earlier use(s)"),
+                    used.to_string(),
+                    message,
+                );
+            }
+        }
+        if let (Some(rec), Some(last), Some(now)) = (m.recurrence, self.l.last_occurrence_at, self.now)
+            && let Some(next) = rec.frequency.next_after(last)
+            && now < next
+        {
+            let message = format!(
+                "the last use was at {last}; with {} recurrence the next may be at {next}",
+                rec.frequency.as_str()
+            );
+            self.push(
+                ReasonCode::RecurrenceFrequencyExceeded,
+                "/ledger/last_occurrence_at",
+                format!("now at or after {next}"),
+                now.to_rfc3339(),
+                message,
+            );
+        }
+    }
+
+    fn payment(&mut self) {
+        let (Some(m), Some(c)) = (self.m, self.c) else { return };
+        if let Some(allowed) = &m.payment_instruments {
+            let id = c.payment.as_ref().and_then(|p| p.instrument_id.as_ref());
+            let ok = id.is_some_and(|id| allowed.contains(id));
+            if !ok {
+                let ids: Vec<String> = allowed.iter().map(|a| quote(a)).collect();
+                let actual = id.map_or_else(|| "missing".to_owned(), |i| quote(i));
+                let message = format!("payment instrument {actual} is not one the mandate allows");
+                let expected = if ids.is_empty() {
+                    "no instrument (the list is empty)".to_owned()
+                } else {
+                    format!("one of {}", ids.join(", "))
+                };
+                self.push(
+                    ReasonCode::InstrumentNotAllowed,
+                    "/checkout/payment/instrument_id",
+                    expected,
+                    actual,
+                    message,
+                );
+            }
+        }
+        let Some(a) = c.payment.as_ref().and_then(|p| p.allowance.as_ref()) else { return };
+        if let (Some(ac), Some(cc)) = (a.currency, c.currency)
+            && ac != cc
+        {
+            let message = format!("the allowance is in {ac}, the checkout in {cc}");
+            self.push(ReasonCode::CurrencyMismatch, seg(&a.path, "currency"), cc.code(), ac.code(), message);
+        }
+        if let (Some(max), Some(t), Some(ac)) = (a.max_amount, &self.totals.total, a.currency)
+            && Some(ac) == c.currency
+            && t.amount > max
+        {
+            let message =
+                format!("the total {} is above the allowance's max_amount {}", ac.format(t.amount), ac.format(max));
+            self.push(
+                ReasonCode::AllowanceExceeded,
+                t.path.clone(),
+                format!("at most {}", ac.format(max)),
+                ac.format(t.amount),
+                message,
+            );
+        }
+        if let (Some(exp), Some(now)) = (a.expires_at, self.now)
+            && now >= exp
+        {
+            let message = format!("the allowance expired at {exp}; it is now {now}");
+            self.push(
+                ReasonCode::AllowanceExpired,
+                seg(&a.path, "expires_at"),
+                format!("before {exp}"),
+                now.to_rfc3339(),
+                message,
+            );
+        }
+        if let (Some(sid), Some(cid)) = (&a.checkout_session_id, &c.id)
+            && sid != cid
+        {
+            let message = format!("the allowance is bound to checkout {}, not {}", quote(sid), quote(cid));
+            self.push(
+                ReasonCode::AllowanceCheckoutMismatch,
+                seg(&a.path, "checkout_session_id"),
+                quote(cid),
+                quote(sid),
+                message,
+            );
+        }
+        if let (Some(mid), Some(merchant)) = (&a.merchant_id, &c.merchant)
+            && mid != &merchant.id
+        {
+            let message = format!("the allowance is bound to merchant {}, not {}", quote(mid), quote(&merchant.id));
+            self.push(
+                ReasonCode::AllowanceMerchantMismatch,
+                seg(&a.path, "merchant_id"),
+                quote(&merchant.id),
+                quote(mid),
+                message,
+            );
+        }
+    }
+
+    fn refundability(&mut self) {
+        let (Some(m), Some(c)) = (self.m, self.c) else { return };
+        if !m.requires_refundability {
+            return;
+        }
+        for line in &c.lines {
+            let path = seg(&line.path, "refundable");
+            match line.refundable {
+                Some(true) => {}
+                Some(false) => {
+                    let message = format!("{} is final sale and the mandate requires refundable items", line.label);
+                    self.push(ReasonCode::ItemFinalSale, path, "true", "false", message);
+                }
+                None => {
+                    let message =
+                        format!("{} does not say whether it can be refunded, and the mandate requires it", line.label);
+                    self.push(ReasonCode::RefundabilityUnknown, path, "true", "not stated", message);
+                }
+            }
+        }
+    }
+}
+
+/// One line for the user: merchant, items, total and future charges.
+fn summary(c: Option<&Checkout>, totals: &TotalsOutcome) -> String {
+    let Some(c) = c else { return "a checkout that could not be read".to_owned() };
+    let merchant = match &c.merchant {
+        Some(m) => match &m.name {
+            Some(n) if !n.is_empty() => format!("{n} ({})", m.id),
+            _ => m.id.clone(),
+        },
+        None => "an unknown merchant".to_owned(),
+    };
+    let items: Vec<String> = c
+        .lines
+        .iter()
+        .map(|l| match l.quantity {
+            Some(q) => format!("{q} × {}", l.label),
+            None => l.label.clone(),
+        })
+        .collect();
+    let mut s = format!("{merchant}: {}", items.join(", "));
+    if let Some(t) = &totals.total {
+        s.push_str(&format!("; total {}", format_amount(c.currency, t.amount)));
+    }
+    if let Some(rc) = c.recurring {
+        let amount = format_amount(c.currency, rc.amount);
+        let trial = if rc.trial { " (trial)" } else { "" };
+        let until = match rc.occurrences {
+            Some(n) => format!(" for {n} charge(s)"),
+            None => " until canceled".to_owned(),
+        };
+        s.push_str(&format!("{trial}, then {amount} {}{until}", rc.frequency.words()));
+    }
+    s
+}
+
+/// Evaluates every purchase rule over already-located documents. `reasons` holds what reading the request found.
+pub(crate) fn evaluate(
+    mandate: Option<&Value>,
+    checkout: Option<&Value>,
+    ledger: Option<&Value>,
+    now: Option<Timestamp>,
+    reader: Reader,
+) -> Decision {
+    let mut r = reader;
+    let m = mandate.and_then(|v| read_mandate(&mut r, v, "/mandate"));
+    let c = checkout.and_then(|v| read_checkout(&mut r, v, "/checkout"));
+    let l = read_ledger(&mut r, ledger, "/ledger");
+    let mut reasons = r.reasons;
+    let totals = c.as_ref().map(|c| check_totals(c, &mut reasons)).unwrap_or_default();
+    let mut cx = Ctx { m: m.as_ref(), c: c.as_ref(), l: &l, now, totals: &totals, out: reasons };
+    cx.mandate_state();
+    cx.checkout_state();
+    cx.currencies();
+    cx.merchant();
+    cx.items();
+    cx.amounts();
+    cx.recurrence();
+    cx.payment();
+    cx.refundability();
+    let out = cx.out;
+    Decision::from_reasons(PURCHASE_OBJECT, PURCHASE_STEP_UP, out, || summary(c.as_ref(), &totals))
+}
+
+/// Decides whether `checkout` is within what `mandate` authorised, given what `ledger` records (None: nothing yet),
+/// at `now`. Never panics and never fails: anything unreadable is a DENY reason.
+pub fn verify_checkout(mandate: &Value, checkout: &Value, ledger: Option<&Value>, now: Timestamp) -> Decision {
+    evaluate(Some(mandate), Some(checkout), ledger, Some(now), Reader::default())
+}
+
+/// Decides a purchase request document `{"mandate", "checkout", "ledger"?, "now"}` (the vector and CLI format).
+pub fn verify_checkout_request(request: &Value) -> Decision {
+    let mut r = Reader::default();
+    let Some(top) = r.object(request, "", &["mandate", "checkout", "ledger", "now"], &[]) else {
+        return Decision::from_reasons(PURCHASE_OBJECT, PURCHASE_STEP_UP, r.reasons, String::new);
+    };
+    let mandate = r.required(top, "", "mandate");
+    let checkout = r.required(top, "", "checkout");
+    let now = super::read::read_now(&mut r, top);
+    evaluate(mandate, checkout, top.get("ledger"), now, r)
+}

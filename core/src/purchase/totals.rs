@@ -1,0 +1,312 @@
+//! Totals that must add up, in the declared sign convention (ACP: every amount ≥ 0, credits subtract by type; UCP:
+//! credits are negative and everything adds): exactly one subtotal and one total per list, base = unit × quantity,
+//! subtotal = base − item discounts, total = subtotal + charges − credits, line subtotals = checkout subtotal.
+
+use super::checkout::{Checkout, Convention, TotalKind, Totals};
+use super::decision::{Reason, ReasonCode};
+use super::money::{self, Currency, Overflow, format_amount};
+use super::read::seg;
+
+/// What a total entry does to the sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// `items_base_amount`: price × quantity before item discounts.
+    Base,
+    /// `items_discount`: subtracted from the base to give the subtotal.
+    ItemsDiscount,
+    Subtotal,
+    /// Added after the subtotal: fulfillment, tax, fee, gift wrap, tip.
+    Charge,
+    /// Subtracted after the subtotal: discount, store credit.
+    Credit,
+    Total,
+    /// Not part of any sum: `amount_refunded`.
+    Informational,
+    /// A type this checker does not know: counted as a charge (the conservative reading), and a STEP_UP.
+    Unknown,
+}
+
+fn role(kind: &TotalKind) -> Role {
+    match kind {
+        TotalKind::ItemsBaseAmount => Role::Base,
+        TotalKind::ItemsDiscount => Role::ItemsDiscount,
+        TotalKind::Subtotal => Role::Subtotal,
+        TotalKind::Fulfillment | TotalKind::Tax | TotalKind::Fee | TotalKind::GiftWrap | TotalKind::Tip => Role::Charge,
+        TotalKind::Discount | TotalKind::StoreCredit => Role::Credit,
+        TotalKind::Total => Role::Total,
+        TotalKind::AmountRefunded => Role::Informational,
+        TotalKind::Unknown(_) => Role::Unknown,
+    }
+}
+
+fn subtracts(role: Role) -> bool {
+    matches!(role, Role::ItemsDiscount | Role::Credit)
+}
+
+/// Is `amount` written with the right sign for its role?
+fn sign_ok(conv: Convention, role: Role, amount: i64) -> bool {
+    match (conv, role) {
+        (Convention::Acp, _) => amount >= 0,
+        (Convention::Ucp, Role::Unknown) => true,
+        (Convention::Ucp, r) if subtracts(r) => amount <= 0,
+        (Convention::Ucp, _) => amount >= 0,
+    }
+}
+
+/// The signed amount an entry adds to its sum.
+fn contribution(conv: Convention, role: Role, amount: i64) -> i64 {
+    match conv {
+        Convention::Acp if subtracts(role) => -amount,
+        _ => amount,
+    }
+}
+
+/// An amount with the pointer to where it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Located {
+    pub amount: i64,
+    pub path: String,
+}
+
+/// What one totals list yields for the rules above it.
+#[derive(Debug, Clone, Default)]
+struct Level {
+    subtotal: Option<Located>,
+    total: Option<Located>,
+    /// Σ `items_base_amount`, when the list has any and they were all read.
+    base_entries: Option<Located>,
+}
+
+/// The amounts the purchase rules need, per line (in checkout order) and for the checkout.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TotalsOutcome {
+    /// The checkout's `total`.
+    pub total: Option<Located>,
+    /// Per line: price before item discounts (base entry, else unit × quantity).
+    pub line_base: Vec<Option<Located>>,
+    /// Per line: its `subtotal`.
+    pub line_subtotal: Vec<Option<Located>>,
+}
+
+struct Ctx<'a> {
+    conv: Convention,
+    currency: Option<Currency>,
+    out: &'a mut Vec<Reason>,
+}
+
+impl Ctx<'_> {
+    fn fmt(&self, v: i64) -> String {
+        format_amount(self.currency, v)
+    }
+
+    fn mismatch(&mut self, path: String, expected: i64, actual: i64, what: &str) {
+        let (e, a) = (self.fmt(expected), self.fmt(actual));
+        let message = format!("{what}: expected {e}, got {a}");
+        self.out.push(Reason::new(ReasonCode::TotalsMismatch, path, e, a, message));
+    }
+
+    fn overflow(&mut self, path: String, what: &str) {
+        self.out.push(Reason::new(
+            ReasonCode::AmountOverflow,
+            path,
+            "a result within ±(2^53−1) minor units",
+            "overflow",
+            format!("{what} overflows: the amounts cannot be real"),
+        ));
+    }
+
+    /// Checks one totals list: structure, signs, unknown types, and its arithmetic when every entry was read.
+    /// `derived_base` is unit × quantity (a line) or Σ line bases (the checkout); when `derived_is_base` it stands
+    /// in for missing `items_base_amount` entries.
+    fn level(&mut self, totals: &Totals, derived_base: Option<i64>, derived_is_base: bool, what: &str) -> Level {
+        let mut level = Level::default();
+        let all_kinds = totals.entries.iter().all(|e| e.kind.is_some());
+        let count = |k: &TotalKind| totals.entries.iter().filter(|e| e.kind.as_ref() == Some(k)).count();
+        let (n_sub, n_total) = (count(&TotalKind::Subtotal), count(&TotalKind::Total));
+        let structure_ok = n_sub == 1 && n_total == 1;
+        if all_kinds && !structure_ok {
+            let message = format!(
+                "{what} totals need exactly one \"subtotal\" and one \"total\"; found {n_sub} subtotal(s) and \
+                 {n_total} total(s)"
+            );
+            self.out.push(Reason::new(
+                ReasonCode::TotalsStructure,
+                totals.path.clone(),
+                "exactly one subtotal and one total",
+                format!("{n_sub} subtotal(s), {n_total} total(s)"),
+                message,
+            ));
+        }
+        let entry_path = |i: usize, k: &str| seg(&format!("{}/{i}", totals.path), k);
+        for e in &totals.entries {
+            let Some(kind) = &e.kind else { continue };
+            let r = role(kind);
+            if let TotalKind::Unknown(name) = kind {
+                self.out.push(Reason::new(
+                    ReasonCode::TotalTypeUnknown,
+                    entry_path(e.index, "type"),
+                    "a known total type",
+                    super::read::quote(name),
+                    format!(
+                        "unknown total type {}: counted as a charge, and shown to the user",
+                        super::read::quote(name)
+                    ),
+                ));
+            }
+            if let Some(a) = e.amount {
+                if !sign_ok(self.conv, r, a) {
+                    let (expected, conv) = match (self.conv, subtracts(r)) {
+                        (Convention::Acp, _) => ("zero or more", "ACP"),
+                        (Convention::Ucp, true) => ("zero or less", "UCP"),
+                        (Convention::Ucp, false) => ("zero or more", "UCP"),
+                    };
+                    self.out.push(Reason::new(
+                        ReasonCode::TotalWrongSign,
+                        entry_path(e.index, "amount"),
+                        expected,
+                        self.fmt(a),
+                        format!("a {conv} total of this type must be {expected}"),
+                    ));
+                }
+                match r {
+                    Role::Subtotal if n_sub == 1 => {
+                        level.subtotal = Some(Located { amount: a, path: entry_path(e.index, "amount") })
+                    }
+                    Role::Total if n_total == 1 => {
+                        level.total = Some(Located { amount: a, path: entry_path(e.index, "amount") })
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let complete = all_kinds && totals.entries.iter().all(|e| e.amount.is_some());
+        if !structure_ok || !complete {
+            return level;
+        }
+        let entries: Vec<(usize, Role, i64)> =
+            totals.entries.iter().filter_map(|e| Some((e.index, role(e.kind.as_ref()?), e.amount?))).collect();
+        let result: Result<(), Overflow> = (|| {
+            let bases: Vec<&(usize, Role, i64)> = entries.iter().filter(|e| e.1 == Role::Base).collect();
+            let mut base = None;
+            if let Some(first) = bases.first() {
+                let b = money::sum(bases.iter().map(|e| e.2))?;
+                let path = entry_path(first.0, "amount");
+                level.base_entries = Some(Located { amount: b, path: path.clone() });
+                if let Some(d) = derived_base
+                    && d != b
+                {
+                    let whose = if derived_is_base { "unit_amount × quantity" } else { "the sum of the line items" };
+                    self.mismatch(path, d, b, &format!("{what} items_base_amount differs from {whose}"));
+                }
+                base = Some(b);
+            } else if derived_is_base {
+                base = derived_base;
+            }
+            let subtotal = level.subtotal.clone().map(|s| s.amount).unwrap_or_default();
+            if let Some(b) = base {
+                let discounts = entries.iter().filter(|e| e.1 == Role::ItemsDiscount).map(|e| e.2);
+                let expected =
+                    money::add(b, money::sum(discounts.map(|a| contribution(self.conv, Role::ItemsDiscount, a)))?)?;
+                if expected != subtotal
+                    && let Some(s) = &level.subtotal
+                {
+                    self.mismatch(
+                        s.path.clone(),
+                        expected,
+                        subtotal,
+                        &format!("{what} subtotal ≠ base − item discounts"),
+                    );
+                }
+            }
+            let after = entries
+                .iter()
+                .filter(|e| matches!(e.1, Role::Charge | Role::Credit | Role::Unknown))
+                .map(|e| contribution(self.conv, e.1, e.2));
+            let expected_total = money::add(subtotal, money::sum(after)?)?;
+            if let Some(t) = &level.total
+                && expected_total != t.amount
+            {
+                let (path, actual) = (t.path.clone(), t.amount);
+                self.mismatch(path, expected_total, actual, &format!("{what} total ≠ subtotal + charges − credits"));
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            self.overflow(totals.path.clone(), &format!("adding up the {what} totals"));
+        }
+        level
+    }
+}
+
+/// Checks every totals list of a checkout and returns the amounts the other rules need.
+pub(crate) fn check_totals(c: &Checkout, out: &mut Vec<Reason>) -> TotalsOutcome {
+    let mut cx = Ctx { conv: c.convention, currency: c.currency, out };
+    let mut outcome = TotalsOutcome::default();
+    for line in &c.lines {
+        if let Some((line_unit, item_unit)) = line.unit_amounts_both
+            && line_unit != item_unit
+        {
+            cx.mismatch(
+                seg(&line.path, "unit_amount"),
+                item_unit,
+                line_unit,
+                "line unit_amount differs from item.unit_amount",
+            );
+        }
+        let derived = match (line.unit_amount, line.quantity) {
+            (Some(u), Some(q)) => match money::mul(u, q) {
+                Ok(d) => Some(d),
+                Err(Overflow) => {
+                    cx.overflow(line.path.clone(), "unit_amount × quantity");
+                    None
+                }
+            },
+            _ => None,
+        };
+        let level = match &line.totals {
+            Some(t) => cx.level(t, derived, true, "line"),
+            None => Level::default(),
+        };
+        let base = match (level.base_entries, derived) {
+            (Some(b), _) => Some(b),
+            (None, Some(d)) => Some(Located { amount: d, path: line.unit_path.clone() }),
+            (None, None) => None,
+        };
+        outcome.line_base.push(base);
+        outcome.line_subtotal.push(level.subtotal);
+    }
+    let every = |v: &[Option<Located>]| -> Option<Vec<i64>> {
+        if !c.lines_complete {
+            return None;
+        }
+        v.iter().map(|x| x.as_ref().map(|l| l.amount)).collect()
+    };
+    let lines_path = c.lines.first().map(|l| l.path.rsplit_once('/').map_or(String::new(), |(p, _)| p.to_owned()));
+    let lines_path = lines_path.unwrap_or_else(|| "/checkout/line_items".to_owned());
+    let sum_bases = match every(&outcome.line_base).map(money::sum) {
+        Some(Ok(s)) => Some(s),
+        Some(Err(Overflow)) => {
+            cx.overflow(lines_path.clone(), "the sum of the line bases");
+            None
+        }
+        None => None,
+    };
+    let sum_subtotals = match every(&outcome.line_subtotal).map(money::sum) {
+        Some(Ok(s)) => Some(s),
+        Some(Err(Overflow)) => {
+            cx.overflow(lines_path, "the sum of the line subtotals");
+            None
+        }
+        None => None,
+    };
+    if let Some(t) = &c.totals {
+        let level = cx.level(t, sum_bases, false, "checkout");
+        if let (Some(s), Some(sum)) = (&level.subtotal, sum_subtotals)
+            && s.amount != sum
+        {
+            cx.mismatch(s.path.clone(), sum, s.amount, "checkout subtotal ≠ the sum of the line subtotals");
+        }
+        outcome.total = level.total;
+    }
+    outcome
+}
