@@ -37,6 +37,7 @@ step "cargo test (core, CLI, HTTP, vectors)" cargo test --workspace --locked
 step "shared vectors (Rust)" cargo test -p curbi --locked --test vectors -- --nocapture check_vectors
 step "lint and regression vectors (Rust)" cargo test -p curbi --locked --test lint_vectors --test regression_vectors \
   -- --nocapture lint_vectors regression_vectors round_trips
+step "proof primitives against the public vectors" cargo test -p curbi --locked --test proof_external -- --nocapture
 step "bench compiles" cargo bench --workspace --locked --no-run
 step "libcurbi (release)" cargo build --release --locked -p curbi-ffi
 step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh

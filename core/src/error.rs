@@ -44,11 +44,22 @@ pub enum ErrorCode {
     NotFound,
     /// A bug: a panic caught at a boundary. Never expected; always reported.
     Internal,
+    /// A public key that cannot be used: not canonical unpadded base64url, not 32 bytes, not a point, or a
+    /// non-canonical encoding of one.
+    InvalidKey,
+    /// A public key of small order (a weak key), for which a signature proves nothing.
+    WeakKey,
+    /// A key set member carries private key material (a JWK `d`).
+    PrivateKeyPresent,
+    /// Two keys in one key set share a `kid` or a public key.
+    DuplicateKey,
+    /// A signed note or checkpoint that does not parse strictly (C2SP signed-note, tlog-checkpoint).
+    InvalidNote,
 }
 
 impl ErrorCode {
     /// Every code, in the order of `vectors/errors.json`.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::InvalidJson,
         ErrorCode::InvalidType,
         ErrorCode::UnknownField,
@@ -68,6 +79,11 @@ impl ErrorCode {
         ErrorCode::MethodNotAllowed,
         ErrorCode::NotFound,
         ErrorCode::Internal,
+        ErrorCode::InvalidKey,
+        ErrorCode::WeakKey,
+        ErrorCode::PrivateKeyPresent,
+        ErrorCode::DuplicateKey,
+        ErrorCode::InvalidNote,
     ];
 
     /// The wire name.
@@ -92,6 +108,11 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::NotFound => "not_found",
             ErrorCode::Internal => "internal",
+            ErrorCode::InvalidKey => "invalid_key",
+            ErrorCode::WeakKey => "weak_key",
+            ErrorCode::PrivateKeyPresent => "private_key_present",
+            ErrorCode::DuplicateKey => "duplicate_key",
+            ErrorCode::InvalidNote => "invalid_note",
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod decimal;
 pub mod error;
 pub mod lint;
 pub mod policy;
+pub mod proof;
 pub mod purchase;
 pub mod regression;
 

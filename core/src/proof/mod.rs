@@ -1,0 +1,23 @@
+//! Proof of Action primitives (DESIGN §5, docs/PROOF.md): RFC 9162 Merkle logs and proofs, Ed25519 keys and the
+//! trusted JWKS, C2SP signed notes, checkpoints and cosignatures. Pure functions and in-memory types, no I/O.
+//!
+//! The envelopes (attestations, receipts), the reference gate, bundles and the bundle verifier are built on these.
+//!
+//! - [`merkle`]: SHA-256 leaf and node hashing, [`merkle::MerkleLog`], inclusion and consistency proofs, and their
+//!   verification with exact lengths, 32-byte hashes, checked arithmetic and a 64-element cap checked before work.
+//! - [`keys`]: [`keys::SigningKey`] from a 32-byte seed, [`keys::VerifyingKey`] (weak and non-canonical points
+//!   refused, `verify_strict` only) and [`keys::KeySet`], a strictly parsed JWKS decoded once.
+//! - [`note`]: C2SP `signed-note` text and signature lines, `tlog-checkpoint` bodies, Ed25519 note signatures and
+//!   `cosignature/v1` timestamped cosignatures; the Curbi checkpoint (origin `curbi-checkpoint-v1.…`).
+//! - [`encoding`]: strict base64 (one encoding per value), SHA-256 and hex.
+
+pub mod encoding;
+pub mod keys;
+pub mod merkle;
+pub mod note;
+
+mod json;
+
+pub use keys::{KeySet, SigningKey, TrustedKey, VerifyingKey};
+pub use merkle::{Hash, MerkleError, MerkleLog};
+pub use note::{Checkpoint, Note, NoteError, SignedCheckpoint};

@@ -1,0 +1,218 @@
+//! Property tests of the Merkle log: for random trees up to 4,096 leaves every sampled inclusion and consistency
+//! proof verifies, and single-bit changes to a proof element, the roots, the leaf hash, the sizes or the index are
+//! rejected.
+//!
+//! A size is not committed to by a proof or a root on its own: RFC 9162 verification of (index, size) and
+//! (index, size') runs the very same hash sequence when their "shapes" agree (leaf 0 of 5 and of 7 both hash
+//! h1, h23 and one right-hand node), so no verifier can tell them apart from the proof alone. The size comes with its
+//! root from a signed checkpoint; these tests therefore pair a changed size with the root a verifier would hold
+//! for it (the honest root of that size), and with the unchanged root whenever the shapes differ.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use std::sync::OnceLock;
+
+use curbi::proof::encoding::sha256;
+use curbi::proof::merkle::{self, Hash, MerkleError, MerkleLog};
+use proptest::prelude::*;
+
+const MAX_LEAVES: u64 = 4096;
+
+/// A log of 4,096 pseudo-random entries of 1 to 32 bytes drawn from `salt`; a tree of any size up to that is
+/// its prefix, so one log answers every size a case or a mutation asks for.
+fn random_log(salt: u64) -> MerkleLog {
+    let mut log = MerkleLog::new();
+    for i in 0..MAX_LEAVES {
+        let mut seed = salt.to_le_bytes().to_vec();
+        seed.extend_from_slice(&i.to_le_bytes());
+        let digest = sha256(&seed);
+        log.append(&digest[..1 + (digest[0] as usize % 32)]);
+    }
+    log
+}
+
+/// Four random logs built once (debug-build SHA-256 is slow); each case draws one of them and a random size.
+fn logs() -> &'static [MerkleLog] {
+    static LOGS: OnceLock<Vec<MerkleLog>> = OnceLock::new();
+    LOGS.get_or_init(|| (0..4).map(|i| random_log(0x5eed_0000 + i)).collect())
+}
+
+fn log() -> &'static MerkleLog {
+    &logs()[0]
+}
+
+/// The sequence of hashing steps RFC 9162 §2.1.3.2 takes for (index, size): `true` where the proof element is
+/// the left input. Two (index, size) pairs with equal shapes are indistinguishable to any verifier.
+fn inclusion_shape(index: u64, size: u64) -> Option<Vec<bool>> {
+    if index >= size {
+        return None;
+    }
+    let (mut f, mut s, mut ops) = (index, size - 1, Vec::new());
+    while s > 0 {
+        if f & 1 == 1 || f == s {
+            ops.push(true);
+            while f & 1 == 0 && f != 0 {
+                f >>= 1;
+                s >>= 1;
+            }
+        } else {
+            ops.push(false);
+        }
+        f >>= 1;
+        s >>= 1;
+    }
+    Some(ops)
+}
+
+/// The RFC 9162 §2.1.4.2 steps for (size1, size2): whether the seed is a proof element, then per element whether
+/// it feeds both roots.
+fn consistency_shape(size1: u64, size2: u64) -> Option<(bool, Vec<bool>)> {
+    if size1 == 0 || size1 >= size2 {
+        return None;
+    }
+    let (mut f, mut s, mut ops) = (size1 - 1, size2 - 1, Vec::new());
+    while f & 1 == 1 {
+        f >>= 1;
+        s >>= 1;
+    }
+    while s > 0 {
+        if f & 1 == 1 || f == s {
+            ops.push(true);
+            while f & 1 == 0 && f != 0 {
+                f >>= 1;
+                s >>= 1;
+            }
+        } else {
+            ops.push(false);
+        }
+        f >>= 1;
+        s >>= 1;
+    }
+    Some((!size1.is_power_of_two(), ops))
+}
+
+/// The root a verifier holds for `size`: the honest one when the tree exists, else the one it was shown.
+fn root_for(log: &MerkleLog, size: u64, shown: &Hash) -> Hash {
+    log.root_at(size).unwrap_or(*shown)
+}
+
+fn flip(h: &Hash, bit: usize) -> Hash {
+    let mut h = *h;
+    h[(bit / 8) % 32] ^= 1 << (bit % 8);
+    h
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn inclusion_proofs_verify_and_every_single_bit_change_is_rejected(
+        which in 0usize..4,
+        size in 1..=MAX_LEAVES,
+        index_seed in any::<u64>(),
+        bit in 0usize..256,
+    ) {
+        let log = &logs()[which];
+        let index = index_seed % size;
+        let root = log.root_at(size).unwrap();
+        let leaf = log.leaf_hash(index).unwrap();
+        let proof = log.inclusion_proof(index, size).unwrap();
+        prop_assert_eq!(Some(proof.len()), merkle::inclusion_proof_len(index, size));
+        prop_assert_eq!(inclusion_shape(index, size).map(|s| s.len()), Some(proof.len()));
+        prop_assert_eq!(merkle::verify_inclusion(&leaf, index, size, &proof, &root), Ok(()));
+
+        for i in 0..proof.len() {
+            let mut bad = proof.clone();
+            bad[i] = flip(&bad[i], bit);
+            prop_assert!(merkle::verify_inclusion(&leaf, index, size, &bad, &root).is_err(), "proof[{}]", i);
+        }
+        prop_assert!(merkle::verify_inclusion(&leaf, index, size, &proof, &flip(&root, bit)).is_err());
+        prop_assert!(merkle::verify_inclusion(&flip(&leaf, bit), index, size, &proof, &root).is_err());
+        let shape = inclusion_shape(index, size);
+        for word_bit in 0..64 {
+            let index2 = index ^ (1 << word_bit);
+            let e = merkle::verify_inclusion(&leaf, index2, size, &proof, &root);
+            prop_assert!(e.is_err(), "index {} -> {}", index, index2);
+            let size2 = size ^ (1 << word_bit);
+            let root2 = if inclusion_shape(index, size2) == shape { root_for(log, size2, &root) } else { root };
+            let e = merkle::verify_inclusion(&leaf, index, size2, &proof, &root2);
+            prop_assert!(e.is_err(), "size {} -> {}", size, size2);
+        }
+        // Dropping or adding an element is caught by the exact length before any hashing.
+        if let Some((_, shorter)) = proof.split_last() {
+            let e = merkle::verify_inclusion(&leaf, index, size, shorter, &root);
+            prop_assert!(matches!(e, Err(MerkleError::WrongProofLength { .. })), "{:?}", e);
+        }
+        let mut longer = proof.clone();
+        longer.push(leaf);
+        let e = merkle::verify_inclusion(&leaf, index, size, &longer, &root);
+        prop_assert!(matches!(e, Err(MerkleError::WrongProofLength { .. })), "{:?}", e);
+    }
+
+    #[test]
+    fn consistency_proofs_verify_and_every_single_bit_change_is_rejected(
+        which in 0usize..4,
+        size2 in 1..=MAX_LEAVES,
+        size1_seed in any::<u64>(),
+        bit in 0usize..256,
+    ) {
+        let log = &logs()[which];
+        let size1 = 1 + size1_seed % size2;
+        let (root1, root2) = (log.root_at(size1).unwrap(), log.root_at(size2).unwrap());
+        let proof = log.consistency_proof(size1, size2).unwrap();
+        prop_assert_eq!(Some(proof.len()), merkle::consistency_proof_len(size1, size2));
+        if let Some((seed, ops)) = consistency_shape(size1, size2) {
+            prop_assert_eq!(ops.len() + usize::from(seed), proof.len());
+        }
+        prop_assert_eq!(merkle::verify_consistency(size1, size2, &proof, &root1, &root2), Ok(()));
+
+        for i in 0..proof.len() {
+            let mut bad = proof.clone();
+            bad[i] = flip(&bad[i], bit);
+            prop_assert!(merkle::verify_consistency(size1, size2, &bad, &root1, &root2).is_err(), "proof[{}]", i);
+        }
+        prop_assert!(merkle::verify_consistency(size1, size2, &proof, &flip(&root1, bit), &root2).is_err());
+        prop_assert!(merkle::verify_consistency(size1, size2, &proof, &root1, &flip(&root2, bit)).is_err());
+
+        let shape = consistency_shape(size1, size2);
+        for word_bit in 0..64 {
+            let m = size1 ^ (1 << word_bit);
+            let r1 = if consistency_shape(m, size2) == shape { root_for(log, m, &root1) } else { root1 };
+            let e = merkle::verify_consistency(m, size2, &proof, &r1, &root2);
+            prop_assert!(e.is_err(), "size1 {} -> {}", size1, m);
+            let n = size2 ^ (1 << word_bit);
+            let r2 = if consistency_shape(size1, n) == shape { root_for(log, n, &root2) } else { root2 };
+            let e = merkle::verify_consistency(size1, n, &proof, &root1, &r2);
+            prop_assert!(e.is_err(), "size2 {} -> {}", size2, n);
+        }
+    }
+
+    #[test]
+    fn proofs_between_random_sizes_agree_with_roots(which in 0usize..4, a in 1..=MAX_LEAVES, b in 1..=MAX_LEAVES) {
+        // Consistency chains: a proof a -> b and b -> c both verify, and a -> c directly too.
+        let log = &logs()[which];
+        let (lo, hi) = (a.min(b), a.max(b));
+        let mid = lo + (hi - lo) / 2;
+        for (x, y) in [(lo, mid), (mid, hi), (lo, hi)] {
+            let proof = log.consistency_proof(x, y).unwrap();
+            let (rx, ry) = (log.root_at(x).unwrap(), log.root_at(y).unwrap());
+            prop_assert_eq!(merkle::verify_consistency(x, y, &proof, &rx, &ry), Ok(()));
+            // Reversed roots never verify for different sizes.
+            if x != y {
+                prop_assert!(merkle::verify_consistency(x, y, &proof, &ry, &rx).is_err());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_size_ambiguity_is_real_and_bound_by_honest_roots() {
+    // Leaf 0 of a 5-leaf tree and of a 7-leaf tree: same shape, so the 5-leaf proof and root pass as "size 7".
+    // Paired with the real 7-leaf root (as from a signed checkpoint of size 7) it is rejected.
+    let log = log();
+    let proof = log.inclusion_proof(0, 5).unwrap();
+    let leaf = log.leaf_hash(0).unwrap();
+    let root5 = log.root_at(5).unwrap();
+    assert_eq!(inclusion_shape(0, 5), inclusion_shape(0, 7));
+    assert_eq!(merkle::verify_inclusion(&leaf, 0, 7, &proof, &root5), Ok(()));
+    assert_eq!(merkle::verify_inclusion(&leaf, 0, 7, &proof, &log.root_at(7).unwrap()), Err(MerkleError::RootMismatch));
+}
