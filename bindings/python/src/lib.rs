@@ -288,18 +288,52 @@ struct Policy {
     inner: Arc<CompiledPolicy>,
 }
 
-fn options(py: Python<'_>, record: Option<&Bound<'_, PyAny>>, version: Option<&str>) -> PyResult<CheckOptions> {
-    if record.is_none_or(|r| r.is_none()) && version.is_none() {
-        return Ok(CheckOptions::default());
+/// A record read once (`Record.parse`), to pass to `Policy.check` many times without reading it again.
+#[pyclass(frozen, module = "curbi._native", name = "Record")]
+struct PyRecord {
+    inner: Arc<curbi::Record>,
+}
+
+#[pymethods]
+impl PyRecord {
+    /// Reads a record (a dict, or a str of JSON) with the Check API's limits; errors have `/record/...` paths.
+    #[staticmethod]
+    fn parse(py: Python<'_>, record: &Bound<'_, PyAny>) -> PyResult<PyRecord> {
+        let mut m = serde_json::Map::new();
+        m.insert("record".into(), document(py, record, "/record")?);
+        let opts = CheckOptions::from_value(&serde_json::Value::Object(m)).map_err(|e| raise(py, e))?;
+        Ok(PyRecord { inner: Arc::new(opts.record.unwrap_or_default()) })
     }
-    let mut m = serde_json::Map::new();
-    if let Some(r) = record.filter(|r| !r.is_none()) {
-        m.insert("record".into(), document(py, r, "/record")?);
+
+    fn __repr__(&self) -> String {
+        format!("Record(effects={}, facts={})", self.inner.effects.len(), self.inner.facts.len())
     }
-    if let Some(v) = version {
-        m.insert("version".into(), serde_json::Value::String(v.to_owned()));
-    }
-    CheckOptions::from_value(&serde_json::Value::Object(m)).map_err(|e| raise(py, e))
+}
+
+/// The record and checker version of a call. A `Record` object is used as it is; a dict or str is read now.
+struct CallOptions {
+    record: Option<Arc<curbi::Record>>,
+    version: CheckerVersion,
+}
+
+fn options(py: Python<'_>, record: Option<&Bound<'_, PyAny>>, version: Option<&str>) -> PyResult<CallOptions> {
+    let version = match version {
+        None => CheckerVersion::CURRENT,
+        Some(v) => CheckerVersion::parse(v).ok_or_else(|| {
+            raise(
+                py,
+                Error::new(ErrorCode::InvalidEnum, "/version", format!("'{v}' is not one of: 2026-10-27, 2026-11-01")),
+            )
+        })?,
+    };
+    let record = match record.filter(|r| !r.is_none()) {
+        None => None,
+        Some(r) => match r.cast::<PyRecord>() {
+            Ok(parsed) => Some(Arc::clone(&parsed.get().inner)),
+            Err(_) => Some(PyRecord::parse(py, r)?.inner),
+        },
+    };
+    Ok(CallOptions { record, version })
 }
 
 #[pymethods]
@@ -326,7 +360,7 @@ impl Policy {
         let opts = options(py, record, version)?;
         match (reply, cases) {
             (Some(reply), None) => {
-                let found = findings(reply, self.inner.check(reply, opts.record.as_ref(), opts.version));
+                let found = findings(reply, self.inner.check(reply, opts.record.as_deref(), opts.version));
                 let c = Check {
                     passed: found.is_empty(),
                     version: opts.version.as_str(),
@@ -352,7 +386,7 @@ impl Policy {
                     cases
                         .into_iter()
                         .map(|c| {
-                            let f = inner.check(&c.reply, c.record.as_ref().or(opts.record.as_ref()), opts.version);
+                            let f = inner.check(&c.reply, c.record.as_ref().or(opts.record.as_deref()), opts.version);
                             (c.id, c.reply, f)
                         })
                         .collect()
@@ -473,6 +507,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Check>()?;
     m.add_class::<Batch>()?;
     m.add_class::<Finding>()?;
+    m.add_class::<PyRecord>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate_policy, m)?)?;

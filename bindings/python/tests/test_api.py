@@ -159,3 +159,18 @@ def test_32_threads_agree_with_one():
     assert not errors
     for per_thread in results:
         assert all(run == expected for run in per_thread)
+
+
+def test_a_record_read_once_gives_the_same_verdicts():
+    policy = curbi.Policy.compile({"actions": {"refunded": "billing.refund"}, "prices": [{"item": "Pro", "amount": 49}]})
+    raw = {
+        "effects": [{"operation": "billing.refund", "status": "DONE"}],
+        "facts": [{"near": "appointment", "kind": "time", "value": "15:30"}],
+    }
+    record = curbi.Record.parse(raw)
+    for reply in ["I've refunded you.", "Your appointment is at 4:30 PM.", "Pro is $29 and I've refunded you."]:
+        assert policy.check(reply, record=record).to_dict() == policy.check(reply, record=raw).to_dict()
+    assert policy.check("I've refunded you.", record=record).passed
+    with pytest.raises(curbi.CurbiError) as e:
+        curbi.Record.parse({"facts": [{"near": "x", "kind": "time", "value": 5}]})
+    assert (e.value.code, e.value.path) == ("invalid_value", "/record/facts/0/value")

@@ -42,11 +42,12 @@ class CurbiGuard(Runnable[Any, Any]):
     def __init__(
         self,
         policy: Union[curbi.Policy, Mapping[str, Any], str],
-        record: Optional[Mapping[str, Any]] = None,
+        record: Optional[Union[curbi.Record, Mapping[str, Any], str]] = None,
         version: Optional[str] = None,
     ) -> None:
         self.policy = policy if isinstance(policy, curbi.Policy) else curbi.Policy.compile(policy)
-        self.record = record
+        # Read once here, not on every reply: a record re-read per call costs more than the check itself.
+        self.record = record if record is None or isinstance(record, curbi.Record) else curbi.Record.parse(record)
         self.version = version
 
     @staticmethod
@@ -117,7 +118,7 @@ class CurbiGuard(Runnable[Any, Any]):
 
 def curbi_guard(
     policy: Union[curbi.Policy, Mapping[str, Any], str],
-    record: Optional[Mapping[str, Any]] = None,
+    record: Optional[Union[curbi.Record, Mapping[str, Any], str]] = None,
     version: Optional[str] = None,
 ) -> CurbiGuard:
     """A Runnable guard for `policy` (a dict, JSON str or compiled `curbi.Policy`). See the package README."""

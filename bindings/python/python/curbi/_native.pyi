@@ -12,6 +12,7 @@ __all__ = [
     "CurbiError",
     "Finding",
     "Policy",
+    "Record",
     "UnsupportedError",
     "ValidationError",
     "check",
@@ -77,6 +78,13 @@ class Batch:
     def __bool__(self) -> bool: ...
 
 @final
+class Record:
+    @staticmethod
+    def parse(record: _Json) -> Record: ...
+
+_RecordArg = Optional[Union[Record, Mapping[str, Any], str]]
+
+@final
 class Policy:
     @staticmethod
     def compile(policy: _Json) -> Policy: ...
@@ -86,7 +94,7 @@ class Policy:
         reply: str,
         *,
         cases: None = None,
-        record: Optional[_Json] = None,
+        record: _RecordArg = None,
         version: Optional[str] = None,
     ) -> Check: ...
     @overload
@@ -95,7 +103,7 @@ class Policy:
         reply: None = None,
         *,
         cases: Union[Sequence[Mapping[str, Any]], str],
-        record: Optional[_Json] = None,
+        record: _RecordArg = None,
         version: Optional[str] = None,
     ) -> Batch: ...
 
