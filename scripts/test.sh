@@ -43,11 +43,13 @@ step "libcurbi (release)" cargo build --release --locked -p curbi-ffi
 step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
+step "Node (addon, generated types, node --test, checkout example)" bash bindings/node/test.sh
 # Needs the venv the Python step builds: an exported test_regression.py through the real curbi package.
 step "exported regression under pytest (real curbi package)" bash scripts/regression-python.sh
 
 if [ "$failed" -gt 0 ]; then
   echo "make test: failed steps: ${failed_steps[*]}"
 fi
-echo "make test: $passed passed, $failed failed"
+# The closing line counts steps (each step is a whole suite: cargo test, pytest, go test, node --test, C tests).
+echo "steps: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

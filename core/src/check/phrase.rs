@@ -83,7 +83,9 @@ fn stems(t: &str, f: &mut impl FnMut(&str)) {
             && s.len() >= 2
         {
             let b = s.as_bytes();
-            if b[b.len() - 1] == b[b.len() - 2] {
+            // A doubled ASCII letter only: two equal bytes inside a multi-byte character are not a letter pair,
+            // and cutting there would split the character.
+            if b[b.len() - 1].is_ascii_alphabetic() && b[b.len() - 1] == b[b.len() - 2] {
                 f(&s[..s.len() - 1]);
             }
         }
@@ -311,6 +313,21 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, version: CheckerVersi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stems_never_split_a_character() {
+        // U+1138E is F0 91 8E 8E in UTF-8: its last two bytes are equal. Found by a property test from Node.
+        let mut seen = Vec::new();
+        stems("\u{1138E}ed", &mut |s: &str| seen.push(s.to_owned()));
+        stems("\u{1138E}\u{1138E}ing", &mut |s: &str| seen.push(s.to_owned()));
+        assert!(seen.contains(&"\u{1138E}".to_owned()));
+        let text = Text::new("\u{1138E}ed guaranteed");
+        let mut m = Matcher::default();
+        m.add(Phrase { words: super::super::text::phrase_words("guarantee"), mode: Mode::Endings });
+        let mut out = Vec::new();
+        m.find_all(&text, &mut out);
+        assert_eq!(out.len(), 1);
+    }
 
     #[test]
     fn english_endings() {

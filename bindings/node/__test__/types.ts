@@ -1,0 +1,81 @@
+// Type-checked by `tsc -p __test__` (test.sh): index.d.ts describes the API as the tests use it, and rejects misuse.
+// Each `@ts-expect-error` fails the type check if the line below it stops being an error.
+import {
+  check,
+  checkAsync,
+  compilePolicy,
+  exportRegression,
+  prepareOptions,
+  replayRegression,
+  validatePolicy,
+  verifyAction,
+  verifyCheckout,
+  version,
+} from '../index.js'
+import type { Check, CheckBatch, CheckResponse, CurbiError, ErrorCode, Finding, PolicyDocument } from '../index.js'
+
+const doc: PolicyDocument = {
+  prices: [{ item: 'Starter', amount: 49, aliases: ['Basic'] }],
+  forbid: [{ id: 'guarantee', phrases: ['guarantee'], match: 'word', negatable: true }],
+  actions: { refunded: 'billing.refund' },
+  discounts: [{ percent: 20, items: ['Starter'] }],
+  unknownAmounts: 'flag',
+}
+const policy = compilePolicy(doc)
+const one: Check = policy.check('Starter is $99.', {
+  record: { effects: [{ operation: 'billing.refund', status: 'DONE' }], facts: [{ near: 'refund', kind: 'money', value: 49 }] },
+  version: '2026-10-27',
+})
+const prepared = prepareOptions({ record: { subject: 'order-1' }, version: '2026-11-01' })
+const pinned: '2026-10-27' | '2026-11-01' = prepared.version
+const again: Check = policy.check('x', prepared)
+const first: Finding | undefined = one.findings[0]
+const [start, end]: [number, number] = first ? first.span : [0, 0]
+const text: string = 'Starter is $99.'.slice(start, end)
+const batch: CheckBatch = policy.checkCases([{ id: 'a', reply: 'x' }, { reply: 'y', record: { subject: 'order-1' } }])
+const id: string | undefined = batch.results[0]?.id
+const wire: CheckResponse = check({ policy: doc, reply: 'x' })
+const kind: 'check' | 'check_batch' = wire.object
+const fromText: CheckResponse = check('{"policy":{},"reply":"x"}')
+const v: string = version()
+
+async function later(): Promise<boolean> {
+  const a: Check = await policy.checkAsync('x')
+  const b: CheckBatch = await policy.checkCasesAsync([{ reply: 'x' }])
+  const c: CheckResponse = await checkAsync({ policy: doc, cases: [{ reply: 'x' }] })
+  return a.pass && b.pass && c.pass
+}
+
+const lint: boolean = validatePolicy(doc).valid
+const exported = exportRegression({ policy: doc, reply: 'Starter is $99.', title: 'smoke' })
+const holds: boolean = replayRegression(exported.regression).pass
+const decision: 'ALLOW' | 'DENY' | 'STEP_UP' = verifyCheckout('{"mandate":{},"checkout":{},"now":"x"}').decision
+const granted: false = verifyAction({ grant: {}, action: {}, now: 'x' }).authorizationGranted
+void [lint, holds, decision, granted]
+
+try {
+  compilePolicy({ prices: [{ item: '' }] })
+} catch (e) {
+  const err = e as CurbiError
+  const code: ErrorCode = err.code
+  const path: string = err.path
+  const message: string = err.message
+  void [code, path, message]
+}
+
+// @ts-expect-error: `amount` is a number
+compilePolicy({ prices: [{ item: 'A', amount: '49' }] })
+// @ts-expect-error: options have only record and version
+policy.check('x', { verify: 'required' })
+// @ts-expect-error: not a checker version
+policy.check('x', { version: '2020-01-01' })
+// @ts-expect-error: a fact's kind is time, date or money
+policy.check('x', { record: { facts: [{ near: 'a', kind: 'weight', value: 1 }] } })
+// @ts-expect-error: cases is an array of cases
+policy.checkCases(['x'])
+// @ts-expect-error: a regression's format version is not a checker version
+exportRegression({ policy: doc, reply: 'x', version: '2026-10-27' })
+// @ts-expect-error: the reply is a string
+policy.check(42)
+
+void [first, text, id, kind, fromText, v, later, pinned, again]

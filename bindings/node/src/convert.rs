@@ -1,0 +1,96 @@
+//! JavaScript values in, core errors out: documents are read as the JSON text `JSON.stringify` gives (or JSON text
+//! the caller passes), so every code and path is exactly the CLI's; core errors become JS `Error`s with `code`, `path`.
+
+use curbi::{Error, ErrorCode};
+use napi::bindgen_prelude::{FromNapiValue, Function, JsValue, Object, Unknown};
+use napi::{Env, ValueType};
+
+/// Reads a document argument: a string is JSON text (as the CLI reads a file); any other value is serialized with
+/// `JSON.stringify`, so `undefined` members are left out and `toJSON` applies, exactly as when it is sent over HTTP,
+/// and the core judges the result (a number where an object belongs is its `invalid_type`, as from the CLI).
+pub(crate) fn document_text(env: &Env, value: Unknown, what: &str) -> Result<String, Error> {
+    match value.get_type().map_err(internal)? {
+        ValueType::String => String::from_unknown(value).map_err(internal),
+        ValueType::Undefined => Err(Error::new(ErrorCode::InvalidType, "", format!("{what} is missing (undefined)"))),
+        _ => stringify(env, value),
+    }
+}
+
+/// Reads the optional options argument: `undefined` or `null` means none; anything else must be an object.
+pub(crate) fn options_text(env: &Env, value: Option<Unknown>) -> Result<Option<String>, Error> {
+    let Some(value) = value else { return Ok(None) };
+    match value.get_type().map_err(internal)? {
+        ValueType::Undefined | ValueType::Null => Ok(None),
+        ValueType::Object => stringify(env, value).map(Some),
+        other => {
+            Err(Error::new(ErrorCode::InvalidType, "", format!("options must be an object, got {}", type_name(other))))
+        }
+    }
+}
+
+/// Reads the reply argument, which must be a string (the path is the reply's place in a Check API request).
+pub(crate) fn reply_text(value: Unknown) -> Result<String, Error> {
+    match value.get_type().map_err(internal)? {
+        ValueType::String => String::from_unknown(value).map_err(internal),
+        other => Err(Error::new(
+            ErrorCode::InvalidType,
+            "/reply",
+            format!("reply must be a string, got {}", type_name(other)),
+        )),
+    }
+}
+
+/// Parses JSON text into a value, reporting bad syntax as the CLI does (`invalid_json` at the whole document).
+pub(crate) fn parse(text: &str) -> Result<serde_json::Value, Error> {
+    serde_json::from_str(text).map_err(|e| Error::from_json_error(&e))
+}
+
+fn stringify(env: &Env, value: Unknown) -> Result<String, Error> {
+    let f: Function<Unknown<'_>, Option<String>> =
+        crate::js::js(env).and_then(|js| js.stringify.borrow_back(env)).map_err(internal)?;
+    // A cycle or a BigInt makes JSON.stringify throw, and a `toJSON` may return undefined: no JSON, so no document.
+    match f.call(value) {
+        Ok(Some(text)) => Ok(text),
+        Ok(None) => {
+            Err(Error::new(ErrorCode::InvalidJson, "", "the value has no JSON form (JSON.stringify gave undefined)"))
+        }
+        Err(e) => {
+            Err(Error::new(ErrorCode::InvalidJson, "", format!("the value cannot be written as JSON: {}", e.reason)))
+        }
+    }
+}
+
+fn type_name(t: ValueType) -> &'static str {
+    match t {
+        ValueType::Undefined => "undefined",
+        ValueType::Null => "null",
+        ValueType::Boolean => "boolean",
+        ValueType::Number => "number",
+        ValueType::String => "string",
+        ValueType::Symbol => "symbol",
+        ValueType::Object => "object",
+        ValueType::Function => "function",
+        ValueType::BigInt => "bigint",
+        _ => "an unsupported value",
+    }
+}
+
+/// A failure of the JavaScript engine itself while reading arguments (not the caller's input).
+fn internal(e: napi::Error) -> Error {
+    Error::new(ErrorCode::Internal, "", format!("could not read a JavaScript value: {}", e.reason))
+}
+
+/// Turns a core error into a JavaScript `Error` with string `code` and `path` (its `message` is the core's message,
+/// as in the Check API's error document), ready to be thrown or to reject a Promise.
+pub(crate) fn js_error(env: &Env, e: Error) -> napi::Error {
+    let built = env.create_error(napi::Error::from_reason(e.message.as_str())).and_then(|mut obj: Object| {
+        obj.set("code", crate::codes::ErrorCode::from(e.code))?;
+        obj.set("path", e.path.as_str())?;
+        Ok(obj.to_unknown())
+    });
+    match built {
+        Ok(obj) => napi::Error::from(obj),
+        // The engine could not build an object (it is shutting down): keep the code at least.
+        Err(_) => napi::Error::new(napi::Status::GenericFailure, e.to_string()),
+    }
+}

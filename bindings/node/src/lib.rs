@@ -1,0 +1,282 @@
+//! The Node binding of Curbi (npm package `curbi`): a thin napi-rs layer over the core crate with no checking logic
+//! of its own. Documents in as objects or JSON text, plain result objects out, errors as `Error`s with code and path.
+
+mod codes;
+mod convert;
+mod js;
+mod result;
+
+use std::sync::Arc;
+
+use curbi::api::{self, CheckOptions, SpanUnit};
+use curbi::policy::{self, Replies};
+use curbi::{CompiledPolicy, Error, ErrorCode as Code};
+use napi::bindgen_prelude::{AsyncTask, ClassInstance, FromNapiValue, JavaScriptClassExt, JsValue, Unknown};
+use napi::{Env, Task, ValueType};
+use napi_derive::napi;
+
+pub use codes::ErrorCode;
+use convert::{document_text, js_error, options_text, parse, reply_text};
+
+/// Runs core work inside a panic guard. A panic is a bug in the core; unwinding out of an addon call would abort
+/// the whole Node process, so it becomes a thrown `internal` error instead (as the C ABI's `CURBI_STATUS_PANIC`).
+fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(Error::new(Code::Internal, "", "internal error: the checker panicked (a bug; please report it)"))
+    })
+}
+
+/// The library version, e.g. "0.1.0".
+#[napi]
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// A compiled policy: immutable, cheap to share. Made by `compilePolicy`; check any number of replies with it.
+#[napi]
+#[derive(Debug)]
+pub struct Policy {
+    inner: Arc<CompiledPolicy>,
+}
+
+/// Validates and compiles a policy (the Check API's `policy` member), as an object or JSON text. Throws a
+/// `CurbiError` whose `path` points into the policy document (e.g. `/prices/0/item`).
+#[napi(ts_args_type = "policy: PolicyDocument | string")]
+pub fn compile_policy(env: Env, policy: Unknown) -> napi::Result<Policy> {
+    guarded(|| compile(&env, policy)).map_err(|e| js_error(&env, e))
+}
+
+fn compile(env: &Env, value: Unknown) -> Result<Policy, Error> {
+    let doc = parse(&document_text(env, value, "policy")?)?;
+    let p = policy::parse_policy(&doc)?;
+    Ok(Policy { inner: Arc::new(CompiledPolicy::new(p)) })
+}
+
+/// Check options read once (`{record, version}`, validated), to check many replies against the same record
+/// without reading it again each time. Made by `prepareOptions`; pass it wherever options are accepted.
+#[napi]
+#[derive(Debug)]
+pub struct PreparedOptions {
+    inner: Arc<CheckOptions>,
+}
+
+#[napi]
+impl PreparedOptions {
+    /// The checker version these options pin (the current one when none was given).
+    #[napi(getter, ts_return_type = "CheckerVersion")]
+    pub fn version(&self) -> &'static str {
+        self.inner.version.as_str()
+    }
+}
+
+/// Reads and validates check options once. Throws a `CurbiError` with the same codes and paths as passing the
+/// object to `policy.check` (`/record/facts/0/value`, `/version`).
+#[napi(ts_args_type = "options: CheckOptions")]
+pub fn prepare_options(env: Env, options: Unknown) -> napi::Result<PreparedOptions> {
+    let run = || match options_text(&env, Some(options))? {
+        Some(text) => CheckOptions::from_value(&parse(&text)?),
+        None => Err(Error::new(Code::InvalidType, "", "options must be an object")),
+    };
+    guarded(run).map(|o| PreparedOptions { inner: Arc::new(o) }).map_err(|e| js_error(&env, e))
+}
+
+/// Options as an argument carries them: none, already read, or JSON text still to be read.
+#[derive(Debug)]
+enum Options {
+    Default,
+    Prepared(Arc<CheckOptions>),
+    Text(String),
+}
+
+impl Options {
+    /// Reads the argument on the JavaScript thread: a `PreparedOptions`, a plain object, or nothing.
+    fn from_arg(env: &Env, value: Option<Unknown>) -> Result<Options, Error> {
+        if let Some(v) = value
+            && v.get_type().ok() == Some(ValueType::Object)
+            && PreparedOptions::instance_of(env, &v).unwrap_or(false)
+        {
+            let prepared = ClassInstance::<PreparedOptions>::from_unknown(v)
+                .map_err(|e| Error::new(Code::Internal, "", format!("could not read PreparedOptions: {e}")))?;
+            return Ok(Options::Prepared(prepared.inner.clone()));
+        }
+        Ok(options_text(env, value)?.map_or(Options::Default, Options::Text))
+    }
+
+    /// The options, reading JSON text with the request schema (codes and paths of a Check API request).
+    fn with<T>(&self, f: impl FnOnce(&CheckOptions) -> Result<T, Error>) -> Result<T, Error> {
+        match self {
+            Options::Default => f(&CheckOptions::default()),
+            Options::Prepared(o) => f(o),
+            Options::Text(text) => f(&CheckOptions::from_value(&parse(text)?)?),
+        }
+    }
+}
+
+/// Checks one reply against a compiled policy, spans in UTF-16 code units.
+fn check_one(policy: &CompiledPolicy, reply: &str, options: &Options) -> Result<api::CheckResponse, Error> {
+    options.with(|o| Ok(api::respond_in(policy, reply, o, SpanUnit::Utf16)))
+}
+
+/// Checks `cases` (JSON text of the array) against a compiled policy. Errors in a case have the paths of a Check API
+/// request (`/cases/0/reply`); a case's own `record` replaces the one in `options`.
+fn check_cases(policy: &CompiledPolicy, cases: &str, options: &Options) -> Result<api::BatchResponse, Error> {
+    options.with(|o| {
+        // The cases are read by the request reader, so their limits, codes and paths are exactly the Check API's.
+        let request = serde_json::json!({ "policy": {}, "cases": parse(cases)? });
+        let Replies::Cases(list) = policy::parse_request_value(&request)?.replies else {
+            return Err(Error::new(Code::Internal, "/cases", "cases were read as one reply"));
+        };
+        match api::run_compiled(policy, &Replies::Cases(list), o.record.as_ref(), o.version) {
+            api::Response::Batch(batch) => Ok(batch),
+            api::Response::One(_) => Err(Error::new(Code::Internal, "/cases", "cases answered as one reply")),
+        }
+    })
+}
+
+/// `cases` must be an array; its errors are reported at `/cases` as in a request.
+fn cases_text(env: &Env, cases: Unknown) -> Result<String, Error> {
+    if !cases.is_array().unwrap_or(false) {
+        return Err(Error::new(Code::InvalidType, "/cases", "cases must be an array"));
+    }
+    document_text(env, cases, "cases")
+}
+
+#[napi]
+impl Policy {
+    /// Checks one reply. `reply.slice(...finding.span) === finding.text` for every finding.
+    #[napi(
+        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_return_type = "Check"
+    )]
+    pub fn check(&self, env: Env, reply: Unknown, options: Option<Unknown>) -> napi::Result<Unknown<'static>> {
+        let run = || check_one(&self.inner, &reply_text(reply)?, &Options::from_arg(&env, options)?);
+        guarded(run).map_err(|e| js_error(&env, e)).and_then(|r| result::check(&env, r))
+    }
+
+    /// Checks one reply on the libuv thread pool. Bad input rejects the Promise with a `CurbiError`.
+    #[napi(
+        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_return_type = "Promise<Check>"
+    )]
+    pub fn check_async(&self, env: Env, reply: Unknown, options: Option<Unknown>) -> AsyncTask<CheckTask> {
+        let job =
+            reply_text(reply).and_then(|r| Ok(Job::One(self.inner.clone(), r, Options::from_arg(&env, options)?)));
+        AsyncTask::new(CheckTask { job })
+    }
+
+    /// Checks up to 50 cases (`{id?, reply, record?}`), one result per case in order.
+    #[napi(
+        ts_args_type = "cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_return_type = "CheckBatch"
+    )]
+    pub fn check_cases(&self, env: Env, cases: Unknown, options: Option<Unknown>) -> napi::Result<Unknown<'static>> {
+        let run = || check_cases(&self.inner, &cases_text(&env, cases)?, &Options::from_arg(&env, options)?);
+        guarded(run).map_err(|e| js_error(&env, e)).and_then(|r| result::batch(&env, r))
+    }
+
+    /// `checkCases` on the libuv thread pool.
+    #[napi(
+        ts_args_type = "cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_return_type = "Promise<CheckBatch>"
+    )]
+    pub fn check_cases_async(&self, env: Env, cases: Unknown, options: Option<Unknown>) -> AsyncTask<CheckTask> {
+        let job = cases_text(&env, cases)
+            .and_then(|c| Ok(Job::Cases(self.inner.clone(), c, Options::from_arg(&env, options)?)));
+        AsyncTask::new(CheckTask { job })
+    }
+}
+
+/// The whole Check API in one call: a request (`{policy, reply | cases, record?, version?, verify?}`, as an object
+/// or JSON text) in, the response document out, spans in UTF-16 code units. Throws a `CurbiError` with the first
+/// error in schema order, its `path` pointing into the request.
+#[napi(ts_args_type = "request: CheckRequest | string", ts_return_type = "CheckResponse")]
+pub fn check(env: Env, request: Unknown) -> napi::Result<Unknown<'static>> {
+    let run = || api::check_json(document_text(&env, request, "request")?.as_bytes());
+    guarded(run).map_err(|e| js_error(&env, e)).and_then(|r| result::response(&env, r))
+}
+
+/// `check` on the libuv thread pool: the request is parsed, compiled and checked off the event loop.
+#[napi(ts_args_type = "request: CheckRequest | string", ts_return_type = "Promise<CheckResponse>")]
+pub fn check_async(env: Env, request: Unknown) -> AsyncTask<CheckTask> {
+    AsyncTask::new(CheckTask { job: document_text(&env, request, "request").map(Job::Request) })
+}
+
+/// Runs a core function that takes a JSON document and answers with one (lint, regression, purchase).
+fn json_call(
+    env: &Env,
+    input: Unknown,
+    what: &str,
+    f: fn(&[u8]) -> Result<String, Error>,
+) -> napi::Result<Unknown<'static>> {
+    let run = || f(document_text(env, input, what)?.as_bytes());
+    guarded(run).map_err(|e| js_error(env, e)).and_then(|text| result::document(env, text))
+}
+
+/// Lints a policy (docs/LINT.md): every schema error, and warnings for rules the shipped checker never fires on.
+/// An invalid policy is a report with `valid: false`, not an exception; only text that is not JSON throws.
+#[napi(ts_args_type = "policy: PolicyDocument | string", ts_return_type = "LintReport")]
+pub fn validate_policy(env: Env, policy: Unknown) -> napi::Result<Unknown<'static>> {
+    json_call(&env, policy, "policy", api::validate_policy_json)
+}
+
+/// Exports a check request as a CI regression (docs/REGRESSION.md): the `curbi.regression` document, whose
+/// expectations come from the checker, and the text of its `node:test` and pytest replay files.
+#[napi(ts_args_type = "request: ExportRequest | string", ts_return_type = "RegressionExport")]
+pub fn export_regression(env: Env, request: Unknown) -> napi::Result<Unknown<'static>> {
+    json_call(&env, request, "request", api::export_regression_json)
+}
+
+/// Replays a `curbi.regression` document with the checker version it pins: the `curbi.replay` report.
+#[napi(ts_args_type = "regression: Regression | string", ts_return_type = "ReplayReport")]
+pub fn replay_regression(env: Env, regression: Unknown) -> napi::Result<Unknown<'static>> {
+    json_call(&env, regression, "regression", api::replay_regression_json)
+}
+
+/// Decides a purchase (docs/PURCHASE.md): `{mandate, checkout, ledger?, now}` in, ALLOW / DENY / STEP_UP with every
+/// reason out. Anything malformed is a DENY with reasons, not an exception. Amounts are integers of minor units;
+/// pass JSON text to keep `100.0` (a DENY) apart from `100`, which JavaScript numbers cannot.
+#[napi(ts_args_type = "request: object | string", ts_return_type = "Decision")]
+pub fn verify_checkout(env: Env, request: Unknown) -> napi::Result<Unknown<'static>> {
+    json_call(&env, request, "request", |body| Ok(curbi::purchase::verify_checkout_json(body)?.to_json_string()))
+}
+
+/// Decides an action against a grant (docs/PURCHASE.md): `{grant, action, now}` in, the decision out.
+#[napi(ts_args_type = "request: object | string", ts_return_type = "Decision")]
+pub fn verify_action(env: Env, request: Unknown) -> napi::Result<Unknown<'static>> {
+    json_call(&env, request, "request", |body| Ok(curbi::purchase::verify_action_json(body)?.to_json_string()))
+}
+
+/// What an async call does off the event loop, with everything it needs owned.
+#[derive(Debug)]
+enum Job {
+    One(Arc<CompiledPolicy>, String, Options),
+    Cases(Arc<CompiledPolicy>, String, Options),
+    Request(String),
+}
+
+/// A check run on the libuv thread pool. Input errors found while reading the arguments on the JavaScript thread
+/// are carried here, so async calls always report them by rejecting their Promise, never by throwing.
+#[derive(Debug)]
+pub struct CheckTask {
+    job: Result<Job, Error>,
+}
+
+impl Task for CheckTask {
+    type Output = Result<api::Response, Error>;
+    type JsValue = Unknown<'static>;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let job = std::mem::replace(&mut self.job, Err(Error::new(Code::Internal, "", "task ran twice")));
+        Ok(job.and_then(|job| {
+            guarded(|| match job {
+                Job::One(p, reply, options) => check_one(&p, &reply, &options).map(api::Response::One),
+                Job::Cases(p, cases, options) => check_cases(&p, &cases, &options).map(api::Response::Batch),
+                Job::Request(text) => api::check_json(text.as_bytes()),
+            })
+        }))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        output.map_err(|e| js_error(&env, e)).and_then(|r| result::response(&env, r))
+    }
+}

@@ -1,0 +1,126 @@
+// A minimal checkout-support service on node:http: the agent's draft reply and the order record come in, and the
+// reply goes out only when curbi finds nothing wrong with it; otherwise the caller gets the findings instead.
+//
+//   POST /reply  {"reply": "...", "record": {...}?}  → 200 {"reply"}            the reply passed every rule
+//                                                    → 422 {"blocked", "findings"}  it did not: do not send it
+//                                                    → 400 {"error": {code, message, path}}  bad input
+//   POST /checkout {"mandate", "checkout", "ledger"?, "now"} → 200 ALLOW  /  409 STEP_UP (ask the user)  /  403 DENY,
+//                                                      each with curbi's decision document (every reason)
+//   GET  /health                                     → 200 {"ok": true, "curbi": version}
+//
+// Run: node examples/node-checkout/server.js (PORT, default 8080, on 127.0.0.1), after building the addon in
+// bindings/node (bindings/node/test.sh or `npm ci && npm run build` there).
+'use strict'
+
+const { createServer } = require('node:http')
+const { readFileSync } = require('node:fs')
+const { join } = require('node:path')
+
+const curbi = require('../../bindings/node')
+
+const MAX_BODY = 64 * 1024
+
+/** Creates the service. The policy is compiled once, here; a bad policy fails at start, not on a request. */
+function createCheckoutServer({ policy = JSON.parse(readFileSync(join(__dirname, 'policy.json'), 'utf8')) } = {}) {
+  const compiled = curbi.compilePolicy(policy)
+
+  return createServer((req, res) => {
+    handle(compiled, req, res).catch((e) => {
+      console.error('checkout service: unexpected error', e)
+      if (!res.headersSent) send(res, 500, error('internal', 'unexpected error'))
+      else res.destroy()
+    })
+  })
+}
+
+async function handle(compiled, req, res) {
+  const url = new URL(req.url, 'http://localhost')
+  if (url.pathname === '/health') {
+    if (req.method !== 'GET') return send(res, 405, error('method_not_allowed', 'use GET'), { Allow: 'GET' })
+    return send(res, 200, { ok: true, curbi: curbi.version() })
+  }
+  if (url.pathname !== '/reply' && url.pathname !== '/checkout') {
+    return send(res, 404, error('not_found', `no endpoint ${url.pathname}`))
+  }
+  if (req.method !== 'POST') return send(res, 405, error('method_not_allowed', 'use POST'), { Allow: 'POST' })
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+    return send(res, 415, error('unsupported_media_type', 'send Content-Type: application/json'))
+  }
+
+  const text = await readBody(req)
+  if (text === null) {
+    return send(res, 413, error('body_too_large', `the body is over ${MAX_BODY} bytes`), { Connection: 'close' })
+  }
+  if (url.pathname === '/checkout') return checkout(res, text)
+  let body
+  try {
+    body = JSON.parse(text)
+  } catch (e) {
+    return send(res, 400, error('invalid_json', `the body is not JSON: ${e.message}`))
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return send(res, 400, error('invalid_type', 'the body must be a JSON object'))
+  }
+  const { reply, record, ...rest } = body
+  const unknown = Object.keys(rest)[0]
+  if (unknown !== undefined) return send(res, 400, error('unknown_field', `unknown member '${unknown}'`, `/${unknown}`))
+
+  let result
+  try {
+    // A check takes microseconds: running it inline costs less than a hop to the thread pool would.
+    // (`compiled.checkAsync` is there for large batches.)
+    result = compiled.check(reply, record === undefined ? undefined : { record })
+  } catch (e) {
+    // A CurbiError: the same code and JSON pointer as the Check API (`/reply`, `/record/facts/0/value`).
+    if (typeof e.code !== 'string' || typeof e.path !== 'string') throw e
+    return send(res, 400, error(e.code, e.message, e.path))
+  }
+  if (result.pass) return send(res, 200, { reply })
+  // Never pass the reply on: the caller decides what the customer sees instead.
+  return send(res, 422, { blocked: true, findings: result.findings })
+}
+
+/** The agent wants to complete a checkout: proceed only on ALLOW. The body goes to curbi as the bytes it came in,
+ *  so an amount written `100.0` stays a float (a DENY), not the integer JavaScript would make of it. */
+function checkout(res, text) {
+  let decision
+  try {
+    decision = curbi.verifyCheckout(text)
+  } catch (e) {
+    // Only a body that is not JSON at all is an error; anything malformed is a DENY with its reasons.
+    if (typeof e.code !== 'string' || typeof e.path !== 'string') throw e
+    return send(res, 400, error(e.code, e.message, e.path))
+  }
+  const status = { ALLOW: 200, STEP_UP: 409, DENY: 403 }[decision.decision]
+  return send(res, status, decision)
+}
+
+function error(code, message, path = '') {
+  return { error: { code, message, path } }
+}
+
+/** The body as text, or null when it is over MAX_BODY (the rest is read and dropped, never kept). */
+async function readBody(req) {
+  const chunks = []
+  let size = 0
+  for await (const chunk of req) {
+    size += chunk.length
+    if (size <= MAX_BODY) chunks.push(chunk)
+  }
+  return size > MAX_BODY ? null : Buffer.concat(chunks).toString('utf8')
+}
+
+function send(res, status, doc, headers = {}) {
+  const body = JSON.stringify(doc)
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers })
+  res.end(body)
+}
+
+module.exports = { createCheckoutServer }
+
+if (require.main === module) {
+  const port = Number(process.env.PORT ?? 8080)
+  createCheckoutServer().listen(port, '127.0.0.1', function () {
+    console.log(`checkout service on http://127.0.0.1:${this.address().port} (curbi ${curbi.version()})`)
+  })
+}

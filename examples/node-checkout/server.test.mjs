@@ -1,0 +1,166 @@
+// Drives the checkout service over real HTTP on 127.0.0.1 (an ephemeral port). Expected findings are worked out
+// by hand from policy.json: approved prices Pro $49/$490, Starter $19/$190; 20% off only for Pro; "guarantee" is
+// forbidden unless negated; "refunded" needs billing.refund DONE in the record.
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { createRequire } from 'node:module'
+import { readFileSync } from 'node:fs'
+
+const require = createRequire(import.meta.url)
+const { createCheckoutServer } = require('./server.js')
+
+let server
+let base
+
+before(async () => {
+  server = createCheckoutServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${server.address().port}`
+})
+
+after(() => new Promise((resolve) => server.close(resolve)))
+
+async function post(body, { path = '/reply', type = 'application/json' } = {}) {
+  const res = await fetch(base + path, {
+    method: 'POST',
+    headers: { 'Content-Type': type },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
+  return { status: res.status, body: await res.json() }
+}
+
+/** The finding for `text` in `reply`, located by indexOf (UTF-16 code units, as JavaScript indexes strings). */
+function at(rule, reply, text) {
+  const start = reply.indexOf(text)
+  assert.ok(start >= 0, `${text} in ${reply}`)
+  return { rule, span: [start, start + text.length], text }
+}
+
+function summary(findings) {
+  return findings.map(({ rule, span, text }) => ({ rule, span, text }))
+}
+
+test('a reply that breaks no rule comes back unchanged', async () => {
+  for (const reply of [
+    'Thanks! Pro is $49 a month, or $490 a year.',
+    'Pro is 20% off this week.',
+    "We don't guarantee delivery dates, but express shipping is $12.",
+    'Starter plan: $19.',
+  ]) {
+    assert.deepEqual(await post({ reply }), { status: 200, body: { reply } }, reply)
+  }
+})
+
+test('a reply with a wrong price, an unapproved discount or a forbidden promise is blocked with findings', async () => {
+  const cases = [
+    ['Pro is $59 a month.', [['price:mismatch', '$59']]],
+    ['Starter is 20% off today.', [['discount:unapproved', '20% off']]],
+    ['We guarantee delivery by Friday.', [['forbid:guarantee', 'guarantee']]],
+    ['Pro is $59 and it is risk-free.', [['price:mismatch', '$59'], ['forbid:guarantee', 'risk-free']]],
+  ]
+  for (const [reply, expected] of cases) {
+    const { status, body } = await post({ reply })
+    assert.equal(status, 422, reply)
+    assert.equal(body.blocked, true)
+    assert.equal(body.reply, undefined, 'a blocked reply is never passed on')
+    assert.deepEqual(summary(body.findings), expected.map(([rule, text]) => at(rule, reply, text)), reply)
+    for (const f of body.findings) assert.equal(typeof f.why, 'string')
+  }
+})
+
+test('claimed actions are judged against the record sent with the reply', async () => {
+  const reply = "I've refunded your order."
+  const blocked = await post({ reply })
+  assert.equal(blocked.status, 422)
+  assert.deepEqual(summary(blocked.body.findings), [at('action:unrecorded', reply, 'refunded')])
+
+  const pending = await post({ reply, record: { effects: [{ operation: 'billing.refund', status: 'PENDING' }] } })
+  assert.equal(pending.status, 422, 'only DONE counts')
+
+  const done = await post({ reply, record: { effects: [{ operation: 'billing.refund', status: 'DONE' }] } })
+  assert.deepEqual(done, { status: 200, body: { reply } })
+})
+
+test('spans over HTTP are JavaScript string indices, also after emoji, é, CJK and İ', async () => {
+  const reply = '🎉 Renée, 您好! İyi günler: Pro is $59 😀'
+  const { status, body } = await post({ reply })
+  assert.equal(status, 422)
+  assert.deepEqual(summary(body.findings), [at('price:mismatch', reply, '$59')])
+  const [f] = body.findings
+  assert.equal(reply.slice(f.span[0], f.span[1]), f.text)
+})
+
+test('bad input answers 400 with the Check API code and path', async () => {
+  const badFact = { reply: 'x', record: { facts: [{ near: 'delivery', kind: 'date', value: 'someday' }] } }
+  const cases = [
+    [badFact, 'invalid_value', '/record/facts/0/value'],
+    [{ reply: 'x', record: { effects: [{ op: 'x' }] } }, 'unknown_field', '/record/effects/0/op'],
+    [{ reply: 'x', record: { receipts: ['r'] } }, 'unsupported', '/record/receipts'],
+    [{}, 'invalid_type', '/reply'],
+    [{ reply: 42 }, 'invalid_type', '/reply'],
+    [{ reply: 'x', extra: 1 }, 'unknown_field', '/extra'],
+    ['{"reply": ', 'invalid_json', ''],
+    ['[1]', 'invalid_type', ''],
+  ]
+  for (const [body, code, path] of cases) {
+    const res = await post(body)
+    assert.equal(res.status, 400, JSON.stringify(body))
+    assert.equal(res.body.error.code, code, JSON.stringify(res.body))
+    assert.equal(res.body.error.path, path, JSON.stringify(res.body))
+  }
+})
+
+test('transport errors: media type, size, method, endpoint', async () => {
+  assert.equal((await post('reply=x', { type: 'text/plain' })).status, 415)
+  const big = await post({ reply: 'x'.repeat(70 * 1024) })
+  assert.deepEqual([big.status, big.body.error.code], [413, 'body_too_large'])
+  const get = await fetch(`${base}/reply`)
+  assert.deepEqual([get.status, get.headers.get('allow'), (await get.json()).error.code], [405, 'POST', 'method_not_allowed'])
+  const none = await fetch(`${base}/nope`)
+  assert.deepEqual([none.status, (await none.json()).error.code], [404, 'not_found'])
+  const health = await fetch(`${base}/health`)
+  assert.deepEqual(await health.json(), { ok: true, curbi: require('../../bindings/node').version() })
+})
+
+test('200 concurrent requests each get their own verdict', async () => {
+  const replies = Array.from({ length: 200 }, (_, i) => `Order ${i}: Pro is $${i % 2 === 0 ? 49 : 59}.`)
+  const results = await Promise.all(replies.map((reply) => post({ reply })))
+  results.forEach((r, i) => {
+    if (i % 2 === 0) assert.deepEqual(r, { status: 200, body: { reply: replies[i] } })
+    else assert.deepEqual(summary(r.body.findings), [at('price:mismatch', replies[i], '$59')])
+  })
+})
+
+test('POST /checkout: the purchase vectors over HTTP, answered 200 ALLOW, 409 STEP_UP, 403 DENY', async () => {
+  const status = { ALLOW: 200, STEP_UP: 409, DENY: 403 }
+  const seen = new Set()
+  for (const file of ['00-baseline.json', '30-scope.json']) {
+    const doc = JSON.parse(readFileSync(new URL(`../../vectors/purchase/${file}`, import.meta.url), 'utf8'))
+    for (const c of doc.cases) {
+      const res = await post(c.input, { path: '/checkout' })
+      assert.equal(res.status, status[c.expected.decision], c.description)
+      assert.equal(res.body.decision, c.expected.decision, c.description)
+      assert.equal(res.body.authorizationGranted, false)
+      seen.add(c.expected.decision)
+    }
+  }
+  assert.deepEqual([...seen].sort(), ['ALLOW', 'DENY', 'STEP_UP'])
+  // A float amount is not rounded: sent as written, `9139.0` is a DENY (amount_invalid), where 9139 was an ALLOW.
+  const allowed = JSON.stringify(
+    JSON.parse(readFileSync(new URL('../../vectors/purchase/00-baseline.json', import.meta.url), 'utf8')).cases[0].input,
+  )
+  const text = allowed.replace('{"type":"total","amount":9139}', '{"type":"total","amount":9139.0}')
+  assert.notEqual(text, allowed, 'the total was rewritten as a float')
+  assert.equal((await post(allowed, { path: '/checkout' })).status, 200)
+  const res = await post(text, { path: '/checkout' })
+  assert.equal(res.status, 403)
+  assert.ok(res.body.reasons.some((r) => r.code === 'amount_invalid'), JSON.stringify(res.body.reasons))
+  assert.equal((await post('{not json', { path: '/checkout' })).body.error.code, 'invalid_json')
+})
+
+test('a bad policy fails when the service is created, with the policy path', () => {
+  assert.throws(
+    () => createCheckoutServer({ policy: { prices: [{ item: '' }] } }),
+    (e) => e instanceof Error && e.code === 'too_short' && e.path === '/prices/0/item',
+  )
+})
