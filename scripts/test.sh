@@ -39,7 +39,8 @@ step "lint and regression vectors (Rust)" cargo test -p curbi --locked --test li
   -- --nocapture lint_vectors regression_vectors round_trips
 step "proof primitives against the public vectors" cargo test -p curbi --locked --test proof_external -- --nocapture
 step "bench compiles" cargo bench --workspace --locked --no-run
-step "libcurbi (release)" cargo build --release --locked -p curbi-ffi
+# Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
+step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli
 step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
