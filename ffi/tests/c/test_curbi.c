@@ -110,51 +110,28 @@ static void run_compiled(const jvalue *request, const jvalue *expected, const ch
   curbi_policy_free(p);
 }
 
-static int run_vectors(const char *dir) {
-  DIR *d = opendir(dir);
-  CHECK(d != NULL, "cannot open %s", dir);
-  if (!d) return 0;
-  int ran = 0, failed_before = failures;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t nl = strlen(e->d_name);
-    if (nl < 5 || strcmp(e->d_name + nl - 5, ".json")) continue;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    size_t len;
-    char *text = read_file(path, &len);
-    jvalue *doc = text ? json_parse(text, len) : NULL;
-    CHECK(doc != NULL, "cannot parse %s", path);
-    const jvalue *cases = json_get(doc, "cases");
-    for (size_t i = 0; cases && i < cases->len; i++) {
-      char where[4200];
-      snprintf(where, sizeof where, "%s#%zu", e->d_name, i);
-      const jvalue *request = json_get(cases->items[i], "request");
-      const jvalue *expected = json_get(cases->items[i], "expected");
-      curbi_bytes *out = NULL, *err = NULL;
-      curbi_status s = curbi_check(u8(request->src), request->src_len, &out, &err);
-      const jvalue *expected_error = json_get(expected, "error");
-      if (expected_error) {
-        CHECK(s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error),
-              "%s: expected error, got status %u", where, (unsigned)s);
-      } else {
-        jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
-        CHECK(got && json_equal(got, expected), "%s: response differs: %.*s", where,
-              out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
-        json_free(got);
-        run_compiled(request, expected, where);
-      }
-      curbi_bytes_free(out);
-      curbi_bytes_free(err);
-      ran++;
-    }
-    json_free(doc);
-    free(text);
+/* A check vector: the whole response through curbi_check, and single replies again through a compiled policy. */
+static int check_case(const jvalue *group, const jvalue *c, const char *where) {
+  (void)group;
+  int before = failures;
+  const jvalue *request = json_get(c, "request");
+  const jvalue *expected = json_get(c, "expected");
+  curbi_bytes *out = NULL, *err = NULL;
+  curbi_status s = curbi_check(u8(request->src), request->src_len, &out, &err);
+  const jvalue *expected_error = json_get(expected, "error");
+  if (expected_error) {
+    CHECK(s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error),
+          "%s: expected error, got status %u", where, (unsigned)s);
+  } else {
+    jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
+    CHECK(got && json_equal(got, expected), "%s: response differs: %.*s", where, out ? (int)curbi_bytes_len(out) : 0,
+          out ? (const char *)curbi_bytes_data(out) : "");
+    json_free(got);
+    run_compiled(request, expected, where);
   }
-  closedir(d);
-  printf("C vectors: %d ran, %d failed\n", ran, failures - failed_before);
-  CHECK(ran > 0, "no vectors ran");
-  return ran;
+  curbi_bytes_free(out);
+  curbi_bytes_free(err);
+  return failures == before;
 }
 
 /* Lint vectors: `valid`, then code and path of every error and warning, in order. */
@@ -169,8 +146,10 @@ static int issues_match(const jvalue *got, const jvalue *want) {
 
 typedef curbi_status (*json_fn)(const uint8_t *, size_t, curbi_bytes **, curbi_bytes **);
 
-/* Runs every case of every file in `dir` through `run`, which returns 1 when the case holds. */
-static int run_group(const char *dir, const char *label, int (*run)(const jvalue *c, const char *where)) {
+/* Runs every case of every file in `dir` through `run`, which returns 1 when the case holds. Files without
+ * `cases` (vectors/purchase/reasons.json) add none. */
+static int run_group(const char *dir, const char *label,
+                     int (*run)(const jvalue *group, const jvalue *c, const char *where)) {
   DIR *d = opendir(dir);
   CHECK(d != NULL, "cannot open %s", dir);
   if (!d) return 0;
@@ -189,7 +168,7 @@ static int run_group(const char *dir, const char *label, int (*run)(const jvalue
     for (size_t i = 0; cases && i < cases->len; i++) {
       char where[4200];
       snprintf(where, sizeof where, "%s#%zu", e->d_name, i);
-      int ok = run(cases->items[i], where);
+      int ok = run(doc, cases->items[i], where);
       CHECK(ok, "%s: %s vector failed", where, label);
       failed += !ok;
       ran++;
@@ -203,7 +182,8 @@ static int run_group(const char *dir, const char *label, int (*run)(const jvalue
   return ran;
 }
 
-static int lint_case(const jvalue *c, const char *where) {
+static int lint_case(const jvalue *group, const jvalue *c, const char *where) {
+  (void)group;
   const jvalue *policy = json_get(c, "policy"), *expected = json_get(c, "expected");
   curbi_bytes *out = NULL;
   curbi_status s = curbi_validate_policy(u8(policy->src), policy->src_len, &out, NULL);
@@ -218,7 +198,8 @@ static int lint_case(const jvalue *c, const char *where) {
 }
 
 /* Export cases compare the `regression` member; replay cases the whole report; errors on code and path. */
-static int regression_case(const jvalue *c, const char *where) {
+static int regression_case(const jvalue *group, const jvalue *c, const char *where) {
+  (void)group;
   const jvalue *expected = json_get(c, "expected"), *input = json_get(c, "export");
   json_fn fn = curbi_export_regression;
   if (!input) {
@@ -257,60 +238,31 @@ static int reason_in(const jvalue *r, const jvalue *list) {
   return 0;
 }
 
-static int purchase_file_ran = 0, purchase_file_failed = 0;
-
-static void run_purchase_file(const char *path, const char *name) {
-  size_t len;
-  char *text = read_file(path, &len);
-  jvalue *doc = text ? json_parse(text, len) : NULL;
-  CHECK(doc != NULL, "cannot parse %s", path);
-  const jvalue *kind = json_get(doc, "check"), *cases = json_get(doc, "cases");
+static int purchase_case(const jvalue *group, const jvalue *c, const char *where) {
+  const jvalue *kind = json_get(group, "check");
   int action = kind && kind->kind == J_STR && !strcmp(kind->str, "action");
-  for (size_t i = 0; cases && i < cases->len; i++) {
-    const jvalue *input = json_get(cases->items[i], "input"), *want = json_get(cases->items[i], "expected");
-    curbi_bytes *out = NULL;
-    curbi_status s = (action ? curbi_verify_action : curbi_verify_checkout)(u8(input->src), input->src_len, &out, NULL);
-    jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
-    const jvalue *reasons = json_get(got, "reasons"), *want_reasons = json_get(want, "reasons");
-    const jvalue *decision = json_get(got, "decision"), *step = json_get(got, "stepUp");
-    const jvalue *object = json_get(got, "object"), *granted = json_get(got, "authorizationGranted");
-    int ok = got && json_equal(decision, json_get(want, "decision")) && reasons && want_reasons &&
-             reasons->len == want_reasons->len && object && !strcmp(object->str, action ? "action_check" : "purchase_check") &&
-             granted && granted->kind == J_BOOL && !granted->boolean;
-    for (size_t k = 0; ok && k < reasons->len; k++) ok = reason_in(reasons->items[k], want_reasons);
-    for (size_t k = 0; ok && k < want_reasons->len; k++) ok = reason_in(want_reasons->items[k], reasons);
-    if (ok) {
-      int is_step = !strcmp(decision->str, "STEP_UP");
-      ok = (reasons->len == 0) == !strcmp(decision->str, "ALLOW") && (step != NULL) == is_step;
-      const jvalue *summary = json_get(want, "summary");
-      if (ok && summary) ok = step && json_equal(json_get(step, "summary"), summary);
-    }
-    if (!ok) fprintf(stderr, "%s#%zu: got %.*s\n", name, i, out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
-    CHECK(ok, "%s#%zu: purchase vector failed", name, i);
-    purchase_file_failed += !ok;
-    purchase_file_ran++;
-    json_free(got);
-    curbi_bytes_free(out);
+  const jvalue *input = json_get(c, "input"), *want = json_get(c, "expected");
+  curbi_bytes *out = NULL;
+  curbi_status s = (action ? curbi_verify_action : curbi_verify_checkout)(u8(input->src), input->src_len, &out, NULL);
+  jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
+  const jvalue *reasons = json_get(got, "reasons"), *want_reasons = json_get(want, "reasons");
+  const jvalue *decision = json_get(got, "decision"), *step = json_get(got, "stepUp");
+  const jvalue *object = json_get(got, "object"), *granted = json_get(got, "authorizationGranted");
+  int ok = got && json_equal(decision, json_get(want, "decision")) && reasons && want_reasons &&
+           reasons->len == want_reasons->len && object && !strcmp(object->str, action ? "action_check" : "purchase_check") &&
+           granted && granted->kind == J_BOOL && !granted->boolean;
+  for (size_t k = 0; ok && k < reasons->len; k++) ok = reason_in(reasons->items[k], want_reasons);
+  for (size_t k = 0; ok && k < want_reasons->len; k++) ok = reason_in(want_reasons->items[k], reasons);
+  if (ok) {
+    int is_step = !strcmp(decision->str, "STEP_UP");
+    ok = (reasons->len == 0) == !strcmp(decision->str, "ALLOW") && (step != NULL) == is_step;
+    const jvalue *summary = json_get(want, "summary");
+    if (ok && summary) ok = step && json_equal(json_get(step, "summary"), summary);
   }
-  json_free(doc);
-  free(text);
-}
-
-static void run_purchase_vectors(const char *dir) { /* dir comes from main, at most 1024 bytes */
-  DIR *d = opendir(dir);
-  CHECK(d != NULL, "cannot open %s", dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t nl = strlen(e->d_name);
-    if (nl < 5 || strcmp(e->d_name + nl - 5, ".json") || !strcmp(e->d_name, "reasons.json")) continue;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    run_purchase_file(path, e->d_name);
-  }
-  closedir(d);
-  printf("C purchase vectors: %d ran, %d failed\n", purchase_file_ran, purchase_file_failed);
-  CHECK(purchase_file_ran > 0, "no purchase vectors ran");
+  if (!ok) fprintf(stderr, "%s: got %.*s\n", where, out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
+  json_free(got);
+  curbi_bytes_free(out);
+  return ok;
 }
 
 static void test_misuse(void) {
@@ -450,13 +402,13 @@ int main(int argc, char **argv) {
   test_misuse();
   test_threads();
   snprintf(dir, sizeof dir, "%s/check", root);
-  run_vectors(dir);
+  run_group(dir, "check", check_case);
   snprintf(dir, sizeof dir, "%s/lint", root);
   run_group(dir, "lint", lint_case);
   snprintf(dir, sizeof dir, "%s/regression", root);
   run_group(dir, "regression", regression_case);
   snprintf(dir, sizeof dir, "%s/purchase", root);
-  run_purchase_vectors(dir);
+  run_group(dir, "purchase", purchase_case);
   /* Misuse of the JSON functions: NULL out-parameters and unreadable documents. */
   CHECK(curbi_validate_policy(u8("{}"), 2, NULL, NULL) == CURBI_STATUS_NULL_ARGUMENT, "lint null out");
   curbi_bytes *err = NULL, *out = NULL;
