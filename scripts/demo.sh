@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make demo`: checks the seed's "Catch one reply" example and prints its findings readably, then the JSON.
+# `make demo`: checks the seed's "Catch one reply" example and prints its findings readably, then the JSON; then a
+# lint, a purchase check, and the seed's LangChain guard from Python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CURBI=target/release/curbi
@@ -16,6 +17,15 @@ set -e
 echo
 echo "JSON (exit $STATUS):"
 echo "$OUT"
+
+echo
+echo "Lint of the same policy (valid; warnings would name rules that can never fire):"
+python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["policy"]))' "$REQUEST" > target/demo-policy.json
+"$CURBI" lint target/demo-policy.json || true
+
+echo
+echo "Purchase check: a free trial that converts to \$19.99/month, under a mandate without recurrence permission:"
+"$CURBI" purchase examples/purchase/mandate.json examples/purchase/checkout.json --now 2026-11-20T12:00:00Z || true
 
 echo
 echo "Python, the seed's LangChain guard (curbi-langchain):"
