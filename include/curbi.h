@@ -160,6 +160,17 @@ curbi_status curbi_verify_action(const uint8_t *request_json,
                                  curbi_bytes **error_out);
 
 /*
+ Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
+ `{"ok", "reason", "items", "head", "evidence", ...}` out (docs/PROOF.md). The caller's `keys` are the trust anchor.
+ A rejected bundle is `CURBI_STATUS_OK` with `ok: false`; only unreadable JSON is `CURBI_STATUS_INVALID_INPUT`.
+ Large bundles use every core.
+ */
+curbi_status curbi_verify_bundle(const uint8_t *request_json,
+                                 size_t request_len,
+                                 curbi_bytes **result_out,
+                                 curbi_bytes **error_out);
+
+/*
  Pointer to a document's bytes (valid until `curbi_bytes_free`); NULL for a NULL document.
  */
 const uint8_t *curbi_bytes_data(const curbi_bytes *bytes);

@@ -38,6 +38,8 @@ step "shared vectors (Rust)" cargo test -p curbi --locked --test vectors -- --no
 step "lint and regression vectors (Rust)" cargo test -p curbi --locked --test lint_vectors --test regression_vectors \
   -- --nocapture lint_vectors regression_vectors round_trips
 step "proof primitives against the public vectors" cargo test -p curbi --locked --test proof_external -- --nocapture
+step "proof vectors (Rust) and curbi vectors --check" bash -c \
+  'cargo test -p curbi --locked --test proof_vectors -- --nocapture proof_vectors && cargo run -q --locked -p curbi-cli -- vectors --check'
 step "bench compiles" cargo bench --workspace --locked --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli

@@ -181,6 +181,13 @@ func verifyAction(request []byte) ([]byte, error) {
 	}, request)
 }
 
+// verifyBundle calls curbi_verify_bundle: the verification document.
+func verifyBundle(request []byte) ([]byte, error) {
+	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_verify_bundle(p, n, r, e)
+	}, request)
+}
+
 // libraryVersion reads curbi_version(): a static string, never freed.
 func libraryVersion() string {
 	return C.GoString(C.curbi_version())

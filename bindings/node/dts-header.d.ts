@@ -253,3 +253,35 @@ export interface Decision {
   stepUp?: { kind: 'confirm_purchase' | 'confirm_action'; summary: string }
   authorizationGranted: false
 }
+
+/** A `verify_bundle` request (docs/PROOF.md): the bundle and the caller's trust anchor. Keys inside the bundle are
+ * ignored unless `trustBundleKeys`; test keys verify only with `allowTest`. */
+export interface VerifyBundleRequest {
+  bundle: object
+  /** Caller-pinned JWKS of OKP/Ed25519 keys. */
+  keys: object
+  allowTest?: boolean
+  mode?: 'archival' | 'fresh'
+  /** RFC 3339; required in `fresh` mode. */
+  now?: string
+  /** Heads seen before (note text), to prove the log append-only. */
+  known?: string[]
+  trustBundleKeys?: boolean
+  witnesses?: { keys: string[]; required: number }
+}
+
+/** The verifier's answer. A verified bundle shows what a trusted key signed and logged, not that the provider action
+ * happened, and grants no authority. */
+export interface Verification {
+  ok: boolean
+  reason:
+    | 'verifies' | 'no_trusted_keys' | 'bad_signature' | 'not_in_log' | 'attestation_not_bound' | 'duplicate'
+    | 'conflicting_receipt' | 'fork_detected' | 'history_unproven' | 'checkpoint_unknown_key' | 'expired'
+    | 'checkpoint_key_not_valid_at_issue' | 'malformed'
+  message?: string
+  path?: string
+  items: Array<{ ok: boolean; reason: string; [k: string]: unknown }>
+  head?: unknown
+  evidence?: unknown
+  [k: string]: unknown
+}

@@ -254,6 +254,38 @@ export interface Decision {
   authorizationGranted: false
 }
 
+/** A `verify_bundle` request (docs/PROOF.md): the bundle and the caller's trust anchor. Keys inside the bundle are
+ * ignored unless `trustBundleKeys`; test keys verify only with `allowTest`. */
+export interface VerifyBundleRequest {
+  bundle: object
+  /** Caller-pinned JWKS of OKP/Ed25519 keys. */
+  keys: object
+  allowTest?: boolean
+  mode?: 'archival' | 'fresh'
+  /** RFC 3339; required in `fresh` mode. */
+  now?: string
+  /** Heads seen before (note text), to prove the log append-only. */
+  known?: string[]
+  trustBundleKeys?: boolean
+  witnesses?: { keys: string[]; required: number }
+}
+
+/** The verifier's answer. A verified bundle shows what a trusted key signed and logged, not that the provider action
+ * happened, and grants no authority. */
+export interface Verification {
+  ok: boolean
+  reason:
+    | 'verifies' | 'no_trusted_keys' | 'bad_signature' | 'not_in_log' | 'attestation_not_bound' | 'duplicate'
+    | 'conflicting_receipt' | 'fork_detected' | 'history_unproven' | 'checkpoint_unknown_key' | 'expired'
+    | 'checkpoint_key_not_valid_at_issue' | 'malformed'
+  message?: string
+  path?: string
+  items: Array<{ ok: boolean; reason: string; [k: string]: unknown }>
+  head?: unknown
+  evidence?: unknown
+  [k: string]: unknown
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -328,6 +360,13 @@ export declare function validatePolicy(policy: PolicyDocument | string): LintRep
 
 /** Decides an action against a grant (docs/PURCHASE.md): `{grant, action, now}` in, the decision out. */
 export declare function verifyAction(request: object | string): Decision
+
+/**
+ * Verifies a Proof of Action bundle offline (docs/PROOF.md) on the libuv thread pool: `{bundle, keys, allowTest?,
+ * mode?, now?, known?, ...}` in, `{ok, reason, items, head, evidence, ...}` out. The caller's `keys` are the trust
+ * anchor. A rejected bundle resolves with `ok: false` and its reason; only text that is not JSON rejects.
+ */
+export declare function verifyBundle(request: VerifyBundleRequest | string): Promise<Verification>
 
 /**
  * Decides a purchase (docs/PURCHASE.md): `{mandate, checkout, ledger?, now}` in, ALLOW / DENY / STEP_UP with every

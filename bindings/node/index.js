@@ -846,5 +846,6 @@ module.exports.prepareOptions = nativeBinding.prepareOptions
 module.exports.replayRegression = nativeBinding.replayRegression
 module.exports.validatePolicy = nativeBinding.validatePolicy
 module.exports.verifyAction = nativeBinding.verifyAction
+module.exports.verifyBundle = nativeBinding.verifyBundle
 module.exports.verifyCheckout = nativeBinding.verifyCheckout
 module.exports.version = nativeBinding.version

@@ -1,6 +1,7 @@
 //! The `curbi` command. Arguments are parsed by hand: a few subcommands do not justify a parser dependency.
 #![forbid(unsafe_code)]
 
+mod proof_cmd;
 mod purchase_cmd;
 mod regression_cmd;
 
@@ -32,6 +33,13 @@ Usage:
                                 mandate and the ledger of what was spent (docs/PURCHASE.md)
   curbi action GRANT ACTION [--now RFC3339] [--pretty]
                                 Action check: ALLOW, DENY or STEP_UP for one action against a grant
+  curbi verify BUNDLE --keys KEYS [--allow-test] [--mode archival|fresh] [--now RFC3339] [--known FILE]...
+               [--trust-bundle-keys] [--witness VKEY]... [--witnesses-required K] [--pretty]
+                                Verify a curbi.proof/0.1 bundle offline against the keys you trust and print
+                                the result {ok, reason, items, head, evidence} (docs/PROOF.md)
+  curbi vectors [--out DIR] [--check]
+                                Write the Proof of Action vectors (default vectors/proof), or check DIR
+                                against the generator byte for byte
   curbi help | --help           Show this help
   curbi --version               Show the version and the current checker version
 
@@ -48,6 +56,11 @@ replay exit status: 0 every expectation holds, 1 some case differs (a per-case d
 purchase and action exit status: 0 ALLOW, 1 DENY or STEP_UP (the decision document says why; it grants no
   authority by itself), 2 a file that is not JSON, a bad --now (the error document) or an unreadable file.
   --now defaults to the system clock.
+verify exit status: 0 verifies, 1 rejected (any other reason, a malformed bundle included), 2 unreadable input
+  (a file that cannot be read or is not JSON, a bad key set, option or --known head). In fresh mode --now
+  defaults to the system clock. A verified bundle shows what a trusted key signed and logged, not that the
+  provider action happened, and grants no authority.
+vectors exit status: 0 written or identical, 1 some file differs (--check), 2 DIR cannot be written.
 
 The request format is docs/CHECK_API.md.";
 
@@ -71,6 +84,8 @@ fn main() -> ExitCode {
         Some("replay") => regression_cmd::replay_command(&rest),
         Some("purchase") => purchase_cmd::purchase_command(&rest),
         Some("action") => purchase_cmd::action_command(&rest),
+        Some("verify") => proof_cmd::verify_command(&rest),
+        Some("vectors") => proof_cmd::vectors_command(&rest),
         Some("help" | "--help" | "-h") => print_out(USAGE),
         Some("--version" | "-V" | "version") => {
             print_out(&format!("curbi {} (checker {})", env!("CARGO_PKG_VERSION"), CheckerVersion::CURRENT.as_str()))

@@ -258,6 +258,28 @@ pub fn replay_regression_json(regression: &[u8]) -> Result<String> {
     Ok(crate::regression::replay(&read_json(regression)?)?.to_json_string())
 }
 
+/// Proof of Action in one call (docs/PROOF.md §Verifying): a request `{"bundle", "keys", "allowTest"?, "mode"?,
+/// "now"?, "known"?, "trustBundleKeys"?, "witnesses"?}` (the MCP tool `verify_bundle`'s arguments) in, the result
+/// `{"ok", "reason", "message", "path", "items", "head", "evidence", "scope"}` out. `Err` (`invalid_json`) only when
+/// the bytes are not UTF-8 JSON; every other problem is a result with reason `malformed` and an `error` member.
+pub fn verify_bundle_json(request: &[u8]) -> Result<String> {
+    let text = std::str::from_utf8(request)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: not UTF-8 ({e})")))?;
+    Ok(crate::proof::verify::verify_request_text(text)?.to_json_string())
+}
+
+/// [`verify_bundle_json`] with the bundle and the options as two documents: `options` is the request without
+/// `bundle` (`{"keys", "allowTest"?, ...}`). Error paths are those of the combined request (`/keys/...`,
+/// `/bundle/...`).
+pub fn verify_bundle_with_options_json(bundle: &[u8], options: &[u8]) -> Result<String> {
+    let read = |bytes: &[u8]| -> Result<String> {
+        String::from_utf8(bytes.to_vec())
+            .map_err(|e| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: not UTF-8 ({e})")))
+    };
+    let verification = crate::proof::verify::verify_parts_text(&read(bundle)?, &read(options)?)?;
+    Ok(verification.to_json_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -249,6 +249,20 @@ pub extern "C" fn curbi_verify_action(
     })
 }
 
+/// Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
+/// `{"ok", "reason", "items", "head", "evidence", ...}` out (docs/PROOF.md). The caller's `keys` are the trust anchor.
+/// A rejected bundle is `CURBI_STATUS_OK` with `ok: false`; only unreadable JSON is `CURBI_STATUS_INVALID_INPUT`.
+/// Large bundles use every core.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_verify_bundle(
+    request_json: *const u8,
+    request_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    json_call(request_json, request_len, result_out, error_out, api::verify_bundle_json)
+}
+
 /// Pointer to a document's bytes (valid until `curbi_bytes_free`); NULL for a NULL document.
 #[unsafe(no_mangle)]
 pub extern "C" fn curbi_bytes_data(bytes: *const curbi_bytes) -> *const u8 {

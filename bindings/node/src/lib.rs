@@ -246,6 +246,36 @@ pub fn verify_action(env: Env, request: Unknown) -> napi::Result<Unknown<'static
     json_call(&env, request, "request", |body| Ok(curbi::purchase::verify_action_json(body)?.to_json_string()))
 }
 
+/// Verifies a Proof of Action bundle offline (docs/PROOF.md) on the libuv thread pool: `{bundle, keys, allowTest?,
+/// mode?, now?, known?, ...}` in, `{ok, reason, items, head, evidence, ...}` out. The caller's `keys` are the trust
+/// anchor. A rejected bundle resolves with `ok: false` and its reason; only text that is not JSON rejects.
+#[napi(ts_args_type = "request: VerifyBundleRequest | string", ts_return_type = "Promise<Verification>")]
+pub fn verify_bundle(env: Env, request: Unknown) -> AsyncTask<JsonTask> {
+    AsyncTask::new(JsonTask { input: document_text(&env, request, "request"), run: api::verify_bundle_json })
+}
+
+/// A JSON-in, JSON-out core function run off the event loop.
+#[derive(Debug)]
+pub struct JsonTask {
+    input: Result<String, Error>,
+    run: fn(&[u8]) -> Result<String, Error>,
+}
+
+impl Task for JsonTask {
+    type Output = Result<String, Error>;
+    type JsValue = Unknown<'static>;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let input = std::mem::replace(&mut self.input, Err(Error::new(Code::Internal, "", "task ran twice")));
+        let run = self.run;
+        Ok(input.and_then(|text| guarded(|| run(text.as_bytes()))))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        output.map_err(|e| js_error(&env, e)).and_then(|text| result::document(&env, text))
+    }
+}
+
 /// What an async call does off the event loop, with everything it needs owned.
 #[derive(Debug)]
 enum Job {

@@ -488,6 +488,14 @@ fn verify_action<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<
     json_function(py, request, action_json)
 }
 
+/// Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
+/// `{"ok", "reason", "items", "head", "evidence", ...}` out, with the GIL released. The caller's `keys` are the
+/// trust anchor. A rejected bundle is a result with `ok: False`; only unreadable JSON raises.
+#[pyfunction]
+fn verify_bundle<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    json_function(py, request, api::verify_bundle_json)
+}
+
 /// The library version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -515,6 +523,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay_regression, m)?)?;
     m.add_function(wrap_pyfunction!(verify_checkout, m)?)?;
     m.add_function(wrap_pyfunction!(verify_action, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_bundle, m)?)?;
     m.add_function(wrap_pyfunction!(error_codes, m)?)?;
     m.add("CurbiError", py.get_type::<CurbiError>())?;
     m.add("ValidationError", py.get_type::<ValidationError>())?;

@@ -10,11 +10,21 @@
 //! - [`note`]: C2SP `signed-note` text and signature lines, `tlog-checkpoint` bodies, Ed25519 note signatures and
 //!   `cosignature/v1` timestamped cosignatures; the Curbi checkpoint (origin `curbi-checkpoint-v1.…`).
 //! - [`encoding`]: strict base64 (one encoding per value), SHA-256 and hex.
+//! - [`envelope`]: attestations and receipts, their signing domains and compact form.
+//! - [`gate`]: the in-memory reference gate (grant → attest → confirm → receipt → log → checkpoint → bundle).
+//! - [`bundle`]: the `curbi.proof/0.1` bundle, written and read strictly.
+//! - [`verify`]: `verify_bundle` against the caller's trusted keys, with the seed's reasons.
+//! - [`vectors`]: the generator of `vectors/proof/`.
 
+pub mod bundle;
 pub mod encoding;
+pub mod envelope;
+pub mod gate;
 pub mod keys;
 pub mod merkle;
 pub mod note;
+pub mod vectors;
+pub mod verify;
 
 mod json;
 

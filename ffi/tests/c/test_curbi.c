@@ -265,6 +265,47 @@ static int purchase_case(const jvalue *group, const jvalue *c, const char *where
   return ok;
 }
 
+/* Proof vectors: cases.json lists each case's file; ok, reason and each item's reason must match. */
+static void run_proof_vectors(const char *dir) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/cases.json", dir);
+  size_t len;
+  char *text = read_file(path, &len);
+  jvalue *index = text ? json_parse(text, len) : NULL;
+  CHECK(index != NULL, "cannot read %s", path);
+  const jvalue *cases = json_get(index, "cases");
+  int ran = 0, failed = 0;
+  for (size_t i = 0; cases && i < cases->len; i++) {
+    const jvalue *file = json_get(cases->items[i], "file");
+    snprintf(path, sizeof path, "%s/%s", dir, file->str);
+    size_t n;
+    char *body = read_file(path, &n);
+    jvalue *doc = body ? json_parse(body, n) : NULL;
+    const jvalue *input = json_get(doc, "input"), *want = json_get(doc, "expected");
+    curbi_bytes *out = NULL;
+    curbi_status s = input ? curbi_verify_bundle(u8(input->src), input->src_len, &out, NULL) : CURBI_STATUS_INVALID_INPUT;
+    jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
+    int ok = got && json_equal(json_get(got, "ok"), json_get(want, "ok")) &&
+             json_equal(json_get(got, "reason"), json_get(want, "reason"));
+    const jvalue *want_items = json_get(want, "items"), *items = json_get(got, "items");
+    if (ok && want_items) {
+      ok = items && items->len == want_items->len;
+      for (size_t k = 0; ok && k < items->len; k++) ok = json_equal(json_get(items->items[k], "reason"), want_items->items[k]);
+    }
+    CHECK(ok, "%s: proof vector failed: %.*s", file->str, out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
+    failed += !ok;
+    ran++;
+    json_free(got);
+    curbi_bytes_free(out);
+    json_free(doc);
+    free(body);
+  }
+  json_free(index);
+  free(text);
+  printf("C proof vectors: %d ran, %d failed\n", ran, failed);
+  CHECK(ran > 0, "no proof vectors ran");
+}
+
 static void test_misuse(void) {
   curbi_policy *p = NULL;
   curbi_bytes *out = NULL, *err = NULL;
@@ -409,6 +450,8 @@ int main(int argc, char **argv) {
   run_group(dir, "regression", regression_case);
   snprintf(dir, sizeof dir, "%s/purchase", root);
   run_group(dir, "purchase", purchase_case);
+  snprintf(dir, sizeof dir, "%s/proof", root);
+  run_proof_vectors(dir);
   /* Misuse of the JSON functions: NULL out-parameters and unreadable documents. */
   CHECK(curbi_validate_policy(u8("{}"), 2, NULL, NULL) == CURBI_STATUS_NULL_ARGUMENT, "lint null out");
   curbi_bytes *err = NULL, *out = NULL;

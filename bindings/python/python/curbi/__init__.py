@@ -29,6 +29,7 @@ from ._native import (
     replay_regression,
     validate_policy,
     verify_action,
+    verify_bundle,
     verify_checkout,
     version,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "replay_regression",
     "validate_policy",
     "verify_action",
+    "verify_bundle",
     "verify_checkout",
     "version",
 ]

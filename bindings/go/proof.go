@@ -1,0 +1,40 @@
+package curbi
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// VerificationItem is one receipt's result in a bundle verification.
+type VerificationItem struct {
+	OK     bool   `json:"ok"`
+	Reason string `json:"reason"`
+}
+
+// Verification is the result of VerifyBundle (docs/PROOF.md): OK with reason "verifies", or the first reason the
+// bundle fails (bad_signature, not_in_log, fork_detected, ...), per-receipt Items, and the whole result Document
+// (head, evidence). A verified bundle shows what a trusted key signed and logged, not that the provider action
+// happened, and grants no authority.
+type Verification struct {
+	OK       bool               `json:"ok"`
+	Reason   string             `json:"reason"`
+	Items    []VerificationItem `json:"items"`
+	Document json.RawMessage    `json:"-"`
+}
+
+// VerifyBundle verifies a Proof of Action bundle offline: {"bundle", "keys", "allowTest"?, "mode"?, "now"?,
+// "known"?, ...}. The caller's keys are the trust anchor; keys inside the bundle are ignored unless
+// "trustBundleKeys". A rejected bundle is a Verification with OK false; only unreadable JSON is an error. Large
+// bundles use every core.
+func VerifyBundle(request []byte) (*Verification, error) {
+	doc, err := verifyBundle(request)
+	if err != nil {
+		return nil, err
+	}
+	var v Verification
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the verification: %v", err)}
+	}
+	v.Document = doc
+	return &v, nil
+}
