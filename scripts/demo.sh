@@ -28,6 +28,10 @@ echo "Purchase check: a free trial that converts to \$19.99/month, under a manda
 "$CURBI" purchase examples/purchase/mandate.json examples/purchase/checkout.json --now 2026-11-20T12:00:00Z || true
 
 echo
+echo "MCP: curbi serve, tools/list and tools/call policy_check with the seed's example:"
+CURBI="$CURBI" bash scripts/mcp-demo.sh
+
+echo
 echo "Python, the seed's LangChain guard (curbi-langchain):"
 python=target/python-venv/bin/python
 if ! "$python" -c "import curbi_langchain" >/dev/null 2>&1; then

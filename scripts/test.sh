@@ -47,6 +47,9 @@ step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
 step "Node (addon, generated types, node --test, checkout example)" bash bindings/node/test.sh
+step "MCP: official conformance suite (2025-06-18, 2025-11-25, 2026-07-28)" env CURBI=target/release/curbi \
+  bash scripts/mcp-conformance.sh
+step "MCP: official TypeScript and Python clients" env CURBI=target/release/curbi bash scripts/mcp-clients.sh
 # Needs the venv the Python step builds: an exported test_regression.py through the real curbi package.
 step "exported regression under pytest (real curbi package)" bash scripts/regression-python.sh
 

@@ -20,7 +20,8 @@ curbi: check what an AI agent tells a customer against explicit rules.
 Usage:
   curbi check [--pretty] FILE   Check a Check API request body (FILE, or - for stdin) and print the response JSON
   curbi check --explain FILE    The same check, printed for people: one line per finding
-  curbi serve [--addr ADDR]     Serve POST /v1/check over HTTP (default 127.0.0.1:8787, loopback only)
+  curbi serve [--addr ADDR]     Serve the Check API (POST /v1/check) and MCP (POST /mcp, GET /ai.json) over HTTP
+                                (default 127.0.0.1:8787, loopback only; keys and limits: docs/MCP.md)
   curbi lint [--pretty] [--strict] POLICY
                                 Lint a policy document: {valid, errors, warnings} (docs/LINT.md)
   curbi export REQUEST --out DIR [--title T] [--checker VERSION]

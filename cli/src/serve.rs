@@ -36,11 +36,18 @@ pub fn router() -> Router {
     routes().fallback(not_found)
 }
 
-/// Binds `addr`, prints the listening address on stderr and serves [`router`] until Ctrl-C or SIGTERM.
+/// [`router`] with the MCP endpoint merged in (`POST /mcp`, `GET /ai.json`, `GET /agent-start.json`; docs/MCP.md).
+pub fn router_with_mcp(mcp: curbi_mcp::Config) -> Router {
+    routes().merge(curbi_mcp::routes(mcp)).fallback(not_found)
+}
+
+/// Binds `addr`, prints the listening address on stderr and serves [`router_with_mcp`] (configured from the
+/// environment, docs/MCP.md) until Ctrl-C or SIGTERM.
 pub async fn run(addr: impl ToSocketAddrs) -> io::Result<()> {
+    let mcp = curbi_mcp::Config::from_env().map_err(io::Error::other)?;
     let listener = TcpListener::bind(addr).await?;
     eprintln!("curbi: listening on http://{}", listener.local_addr()?);
-    serve(listener, router(), shutdown_signal()).await?;
+    serve(listener, router_with_mcp(mcp), shutdown_signal()).await?;
     eprintln!("curbi: stopped");
     Ok(())
 }

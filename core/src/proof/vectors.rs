@@ -41,15 +41,18 @@ pub fn test_key() -> SigningKey {
     key_from_text(TEST_KEY_SEED)
 }
 
-/// One of seed 003's four operation fixtures.
-struct Fixture {
-    agent: &'static str,
-    operation: &'static str,
-    resource: &'static str,
-    amount: Option<(i64, &'static str)>,
-    idempotency_key: &'static str,
-    resources: &'static str,
-    provider: &'static str,
+/// One of seed 003's four operation fixtures (also the demo log of the MCP server's `fetch_signed_receipt`).
+#[derive(Debug)]
+pub struct Fixture {
+    pub agent: &'static str,
+    pub operation: &'static str,
+    pub resource: &'static str,
+    /// Minor units and currency, for the refund.
+    pub amount: Option<(i64, &'static str)>,
+    pub idempotency_key: &'static str,
+    /// The resource pattern the grant allows.
+    pub resources: &'static str,
+    pub provider: &'static str,
 }
 
 const REFUND: usize = 0;
@@ -57,7 +60,8 @@ const BOOKING: usize = 1;
 const DISPATCH: usize = 2;
 const DOOR: usize = 3;
 
-const FIXTURES: [Fixture; 4] = [
+/// Seed 003's fixtures: a refund, a booking, a dispatch and a door unlock, in that order.
+pub const FIXTURES: [Fixture; 4] = [
     Fixture {
         agent: "agent:support",
         operation: "billing.refund",
@@ -97,7 +101,8 @@ const FIXTURES: [Fixture; 4] = [
 ];
 
 impl Fixture {
-    fn mutation(&self) -> Mutation {
+    /// The exact mutation the fixture attests.
+    pub fn mutation(&self) -> Mutation {
         Mutation {
             tenant: TENANT.into(),
             idempotency_key: self.idempotency_key.into(),
@@ -109,7 +114,8 @@ impl Fixture {
         }
     }
 
-    fn grant(&self) -> Grant {
+    /// A grant for exactly this agent, operation and resource pattern, valid for 60 days from `T0`.
+    pub fn grant(&self) -> Grant {
         Grant {
             id: Some(format!("grant:{}", self.agent.trim_start_matches("agent:"))),
             agent: self.agent.into(),
@@ -125,7 +131,7 @@ impl Fixture {
     }
 
     /// Synthetic provider evidence naming exactly the mutation (no provider is contacted).
-    fn evidence(&self, status: &str) -> Vec<u8> {
+    pub fn evidence(&self, status: &str) -> Vec<u8> {
         let mut e = Map::new();
         e.insert("provider".into(), self.provider.into());
         e.insert("operation".into(), self.operation.into());

