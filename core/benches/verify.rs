@@ -13,16 +13,14 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use std::hint::black_box;
-use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
 use curbi::proof::bundle::ParsedBundle;
-use curbi::proof::envelope::{Envelope, Kind, Limits};
-use curbi::proof::gate::{Confirmation, FixedClock, Gate, GateConfig, Grant, Mutation, Outcome};
-use curbi::proof::keys::{KeySet, TrustedKey, VerifyingKey};
+use curbi::proof::envelope::{Envelope, Kind};
+use curbi::proof::keys::{KeySet, VerifyingKey};
 use curbi::proof::merkle::{self, Hash};
 use curbi::proof::vectors;
 use curbi::proof::verify::{self, Reason, VerifyOptions};
@@ -32,43 +30,7 @@ const SIZES: [usize; 3] = [16, 1_024, 10_000];
 /// A bundle of `n` DONE receipts from one reference gate (fixed clock from `vectors::T0`, the published test key),
 /// all proven under one head, and the key set that trusts the test key.
 fn bundle(n: usize, attestations: bool) -> (Value, KeySet) {
-    let clock = Arc::new(FixedClock::new(vectors::T0));
-    let mut gate = Gate::new(vectors::test_key(), GateConfig::new(vectors::ORIGIN), clock.clone()).unwrap();
-    let grant = gate
-        .grant(Grant {
-            id: Some("grant:ops".into()),
-            agent: "agent:ops".into(),
-            operations: vec!["dispatch.create".into()],
-            resources: vec!["job:*".into()],
-            limits: Limits::default(),
-            not_before: None,
-            expires_at: vectors::T0 + 30 * 86_400,
-        })
-        .unwrap();
-    for i in 0..n {
-        let m = Mutation {
-            tenant: vectors::TENANT.into(),
-            idempotency_key: format!("dispatch-hvac-{i}"),
-            agent: "agent:ops".into(),
-            operation: "dispatch.create".into(),
-            resource: format!("job:hvac-{i}"),
-            amount: None,
-            currency: None,
-        };
-        gate.attest(grant, &m).unwrap();
-        clock.advance(1);
-        let evidence = format!(
-            r#"{{"operation":"dispatch.create","provider":"dispatch-sandbox","resource":"job:hvac-{i}","status":"succeeded"}}"#
-        );
-        let c = gate.confirm(vectors::TENANT, &m.idempotency_key, Outcome::Done(evidence.as_bytes())).unwrap();
-        assert!(matches!(c, Confirmation::Receipt(_)));
-    }
-    clock.advance(60);
-    let head = gate.checkpoint().unwrap();
-    let leaves: Vec<u64> = (0..n as u64).collect();
-    let bundle = gate.bundle(&leaves, &head, &[], attestations).unwrap().to_value();
-    let keys = KeySet::from_keys(vec![TrustedKey::new(vectors::test_key().verifying_key()).with_test(true)]).unwrap();
-    (bundle, keys)
+    vectors::large_bundle(n, attestations).unwrap()
 }
 
 fn options(keys: &KeySet, threads: usize) -> VerifyOptions {

@@ -7,52 +7,13 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use curbi::proof::envelope::Limits;
-use curbi::proof::gate::{Confirmation, FixedClock, Gate, GateConfig, Grant, Mutation, Outcome};
-use curbi::proof::keys::{KeySet, TrustedKey};
 use curbi::proof::vectors;
 
 fn request(n: usize, attestations: bool) -> Value {
-    let clock = Arc::new(FixedClock::new(vectors::T0));
-    let mut gate = Gate::new(vectors::test_key(), GateConfig::new(vectors::ORIGIN), clock.clone()).unwrap();
-    let grant = gate
-        .grant(Grant {
-            id: Some("grant:ops".into()),
-            agent: "agent:ops".into(),
-            operations: vec!["dispatch.create".into()],
-            resources: vec!["job:*".into()],
-            limits: Limits::default(),
-            not_before: None,
-            expires_at: vectors::T0 + 30 * 86_400,
-        })
-        .unwrap();
-    for i in 0..n {
-        let m = Mutation {
-            tenant: vectors::TENANT.into(),
-            idempotency_key: format!("dispatch-hvac-{i}"),
-            agent: "agent:ops".into(),
-            operation: "dispatch.create".into(),
-            resource: format!("job:hvac-{i}"),
-            amount: None,
-            currency: None,
-        };
-        gate.attest(grant, &m).unwrap();
-        clock.advance(1);
-        let evidence = format!(
-            r#"{{"operation":"dispatch.create","provider":"dispatch-sandbox","resource":"job:hvac-{i}","status":"succeeded"}}"#
-        );
-        let c = gate.confirm(vectors::TENANT, &m.idempotency_key, Outcome::Done(evidence.as_bytes())).unwrap();
-        assert!(matches!(c, Confirmation::Receipt(_)));
-    }
-    clock.advance(60);
-    let head = gate.checkpoint().unwrap();
-    let leaves: Vec<u64> = (0..n as u64).collect();
-    let bundle = gate.bundle(&leaves, &head, &[], attestations).unwrap().to_value();
-    let keys = KeySet::from_keys(vec![TrustedKey::new(vectors::test_key().verifying_key()).with_test(true)]).unwrap();
+    let (bundle, keys) = vectors::large_bundle(n, attestations).unwrap();
     json!({"bundle": bundle, "keys": keys.to_value(), "allowTest": true})
 }
 
