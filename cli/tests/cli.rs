@@ -5,25 +5,21 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_curbi");
+mod common;
+
+use common::BIN;
 
 const SEED_REQUEST: &str =
     r#"{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
 // Seed 000, the recorded session's policy_check result, byte for byte.
 const SEED_RESPONSE: &str = r#"{"object":"check","version":"2026-11-01","recordTrust":"caller_supplied_unverified","pass":false,"findings":[{"rule":"price:mismatch","span":[11,14],"text":"$99","why":"Starter is $49, not $99."}],"proof":{"scope":"operation_and_subject_only","factsAuthenticated":false,"replayProtection":"within_request_only","authorizationGranted":false}}"#;
 
-/// A fresh file under cargo's per-test-target temp dir.
 fn temp_file(bytes: &[u8]) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::Relaxed);
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{}-{n}.json", std::process::id()));
-    std::fs::write(&path, bytes).expect("write temp file");
-    path
+    common::temp_file("cli", bytes)
 }
 
 fn run(args: &[&str]) -> Output {
@@ -37,24 +33,8 @@ fn check_file(bytes: &[u8]) -> Output {
     out
 }
 
-/// Feeds `input` on stdin from another thread, so a child that stops reading early cannot deadlock us.
 fn check_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn curbi");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        // A broken pipe is the child's business; its exit code and output are what we check.
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait curbi");
-    writer.join().expect("stdin writer");
-    out
+    common::run_stdin(args, input)
 }
 
 fn stdout(out: &Output) -> String {

@@ -2,14 +2,14 @@
 //! documents, files, stdin, the clock, unreadable input.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_curbi");
+mod common;
+
+use common::BIN;
 const NOW: &str = "2026-11-20T12:00:00Z";
 
 fn mandate() -> Value {
@@ -53,11 +53,7 @@ fn action(amount: i64) -> Value {
 }
 
 fn temp(bytes: &[u8]) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::Relaxed);
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("purchase-{}-{n}.json", std::process::id()));
-    std::fs::write(&path, bytes).expect("write temp file");
-    path
+    common::temp_file("purchase", bytes)
 }
 
 fn json_file(v: &Value) -> PathBuf {
@@ -69,21 +65,7 @@ fn run(args: &[&std::ffi::OsStr]) -> Output {
 }
 
 fn run_stdin(args: &[&std::ffi::OsStr], input: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn curbi");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait curbi");
-    writer.join().expect("stdin writer");
-    out
+    common::run_stdin(args, input)
 }
 
 fn os(s: &str) -> &std::ffi::OsStr {

@@ -1,0 +1,40 @@
+//! Helpers shared by the CLI test files: running the built binary, temp files, stdin without deadlocks.
+#![allow(dead_code)] // each test file uses its own subset
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_curbi");
+
+/// A fresh file under cargo's per-test-target temp dir; `tag` keeps the test files apart.
+pub(crate) fn temp_file(tag: &str, bytes: &[u8]) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{tag}-{}-{n}.json", std::process::id()));
+    std::fs::write(&path, bytes).expect("write temp file");
+    path
+}
+
+/// Runs curbi with `args`, feeding `input` on stdin from another thread, so a child that stops reading early cannot
+/// deadlock the test.
+pub(crate) fn run_stdin<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn curbi");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // A broken pipe is the child's business; its exit code and output are what we check.
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait curbi");
+    writer.join().expect("stdin writer");
+    out
+}
