@@ -1,7 +1,8 @@
 //! Arbitrary bytes as a `verify_bundle` request (`api::verify_bundle_json`, the JSON entry every surface uses), and
 //! the same bytes as a bundle document with the published test key set as options
 //! (`api::verify_bundle_with_options_json`). Neither may panic; `Err` only for bytes that are not UTF-8 JSON, and
-//! every result is consistent (`ok` exactly when the reason is `verifies`).
+//! every result is consistent (`ok` exactly when the reason is `verifies`). And the streaming reader agrees with the
+//! tree reader: for JSON without repeated member names, `verify_request_text` gives `verify_request`'s result.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -19,7 +20,20 @@ fn consistent(out: curbi::Result<String>) {
     }
 }
 
+fn same_as_tree(data: &[u8]) {
+    use curbi::proof::verify::{verify_request, verify_request_text};
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(tree) = serde_json::from_str::<serde_json::Value>(text) else { return };
+    let streamed = verify_request_text(text).expect("JSON is readable").to_value();
+    // A repeated member is refused by the text reader only; the tree reader never sees the repeat.
+    if streamed["error"]["code"] == "invalid_json" {
+        return;
+    }
+    assert_eq!(streamed, verify_request(&tree).to_value(), "{text}");
+}
+
 fuzz_target!(|data: &[u8]| {
     consistent(curbi::api::verify_bundle_json(data));
     consistent(curbi::api::verify_bundle_with_options_json(data, OPTIONS));
+    same_as_tree(data);
 });

@@ -7,12 +7,13 @@
 //! signature or a proof.
 
 use serde::Serialize;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess};
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
 use super::encoding::{decode_std, encode_std};
 use super::envelope::{Envelope, Kind};
-use super::json::{element, member, type_name};
+use super::json::{Container, Shaped, element, first_repeat, member, read_text, type_name};
 use super::keys::KeySet;
 use super::merkle::{HASH_LEN, Hash, MAX_PROOF_LEN};
 use super::note::{self, SignedCheckpoint};
@@ -128,24 +129,35 @@ fn malformed(code: ErrorCode, path: impl Into<String>, message: impl Into<String
 }
 
 fn wrong_type(path: &str, expected: &str, got: &Value) -> Error {
-    malformed(ErrorCode::InvalidType, path, format!("expected {expected}, got {}", type_name(got)))
+    wrong_type_named(path, expected, type_name(got))
+}
+
+fn wrong_type_named(path: &str, expected: &str, got: &str) -> Error {
+    malformed(ErrorCode::InvalidType, path, format!("expected {expected}, got {got}"))
+}
+
+fn unknown_member(path: &str, name: &str, allowed: &[&str], what: &str) -> Error {
+    malformed(
+        ErrorCode::UnknownField,
+        member(path, name),
+        format!("\"{name}\" is not a member of {what} (allowed: {})", allowed.join(", ")),
+    )
 }
 
 fn object<'a>(v: &'a Value, path: &str, allowed: &[&str], what: &str) -> Result<&'a Map<String, Value>, Error> {
     let obj = v.as_object().ok_or_else(|| wrong_type(path, what, v))?;
     if let Some(name) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(malformed(
-            ErrorCode::UnknownField,
-            member(path, name),
-            format!("\"{name}\" is not a member of {what} (allowed: {})", allowed.join(", ")),
-        ));
+        return Err(unknown_member(path, name, allowed, what));
     }
     Ok(obj)
 }
 
 fn required<'a>(obj: &'a Map<String, Value>, path: &str, name: &str) -> Result<&'a Value, Error> {
-    obj.get(name)
-        .ok_or_else(|| malformed(ErrorCode::MissingField, member(path, name), format!("\"{name}\" is required")))
+    present(obj.get(name), path, name)
+}
+
+fn present<T>(v: Option<T>, path: &str, name: &str) -> Result<T, Error> {
+    v.ok_or_else(|| malformed(ErrorCode::MissingField, member(path, name), format!("\"{name}\" is required")))
 }
 
 fn string<'a>(v: &'a Value, path: &str) -> Result<&'a str, Error> {
@@ -216,13 +228,47 @@ fn read_item(v: &Value, path: &str) -> Result<ParsedItem, Error> {
     Ok(ParsedItem { text: receipt_value.as_str().unwrap_or_default().to_string(), receipt, attestation, index, proof })
 }
 
-impl ParsedBundle {
-    /// Reads a bundle document strictly. `path` is the pointer of the bundle in the caller's document (for example
-    /// `/bundle`); every error carries a stable code and a pointer below it.
-    pub fn from_value(v: &Value, path: &str) -> Result<ParsedBundle, Error> {
-        let obj = object(v, path, &MEMBERS, "a curbi.proof/0.1 bundle")?;
+/// A receipt list of `count` entries is at least one and at most [`MAX_RECEIPTS`] long.
+fn check_count(count: usize, path: &str) -> Result<(), Error> {
+    if count == 0 {
+        return Err(malformed(ErrorCode::TooFewItems, path, "a bundle carries at least one receipt"));
+    }
+    if count > MAX_RECEIPTS {
+        return Err(malformed(ErrorCode::TooManyItems, path, format!("{count} receipts, more than {MAX_RECEIPTS}")));
+    }
+    Ok(())
+}
+
+fn read_receipts(v: &Value, path: &str) -> Result<Vec<ParsedItem>, Error> {
+    let list = v.as_array().ok_or_else(|| wrong_type(path, RECEIPTS, v))?;
+    check_count(list.len(), path)?;
+    list.iter().enumerate().map(|(i, r)| read_item(r, &element(path, i))).collect()
+}
+
+const BUNDLE: &str = "a curbi.proof/0.1 bundle";
+const RECEIPTS: &str = "an array of receipts";
+
+/// A bundle object's members as found, judged by [`Members::finish`] in one fixed order (unknown members, then
+/// `object`, `head`, `receipts`, `consistency`, `keys`) whatever order the document writes them in, so the tree
+/// reader and the streaming reader report the same first error.
+#[derive(Default)]
+struct Members<'a> {
+    /// The first unknown member name in byte order (the order a parsed JSON object lists its names in).
+    unknown: Option<String>,
+    object: Option<&'a Value>,
+    head: Option<&'a Value>,
+    receipts: Option<Result<Vec<ParsedItem>, Error>>,
+    consistency: Option<&'a Value>,
+    keys: Option<&'a Value>,
+}
+
+impl Members<'_> {
+    fn finish(self, path: &str) -> Result<ParsedBundle, Error> {
+        if let Some(name) = &self.unknown {
+            return Err(unknown_member(path, name, &MEMBERS, BUNDLE));
+        }
         let kind_at = member(path, "object");
-        match string(required(obj, path, "object")?, &kind_at)? {
+        match string(present(self.object, path, "object")?, &kind_at)? {
             BUNDLE_OBJECT => {}
             other => {
                 return Err(malformed(
@@ -232,27 +278,10 @@ impl ParsedBundle {
                 ));
             }
         }
-        let (head_text, head) = read_head(required(obj, path, "head")?, &member(path, "head"))?;
-        let receipts_at = member(path, "receipts");
-        let receipts = required(obj, path, "receipts")?;
-        let list = receipts.as_array().ok_or_else(|| wrong_type(&receipts_at, "an array of receipts", receipts))?;
-        if list.is_empty() {
-            return Err(malformed(ErrorCode::TooFewItems, receipts_at, "a bundle carries at least one receipt"));
-        }
-        if list.len() > MAX_RECEIPTS {
-            return Err(malformed(
-                ErrorCode::TooManyItems,
-                receipts_at,
-                format!("{} receipts, more than {MAX_RECEIPTS}", list.len()),
-            ));
-        }
-        let items = list
-            .iter()
-            .enumerate()
-            .map(|(i, r)| read_item(r, &element(&receipts_at, i)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let (head_text, head) = read_head(present(self.head, path, "head")?, &member(path, "head"))?;
+        let items = present(self.receipts, path, "receipts")??;
         let mut older = Vec::new();
-        if let Some(c) = obj.get("consistency") {
+        if let Some(c) = self.consistency {
             let at = member(path, "consistency");
             let list = c.as_array().ok_or_else(|| wrong_type(&at, "an array of older heads", c))?;
             if list.len() > MAX_CONSISTENCY {
@@ -270,7 +299,7 @@ impl ParsedBundle {
                 older.push(ParsedOlder { text, head, proof });
             }
         }
-        let keys = match obj.get("keys") {
+        let keys = match self.keys {
             Some(k) => Some(KeySet::from_value(k).map_err(|e| {
                 let sub = if e.path.is_empty() { String::new() } else { e.path.clone() };
                 Error::new(e.code, format!("{}{sub}", member(path, "keys")), e.message)
@@ -278,6 +307,116 @@ impl ParsedBundle {
             None => None,
         };
         Ok(ParsedBundle { head_text, head, items, older, keys })
+    }
+}
+
+impl ParsedBundle {
+    /// Reads a bundle document strictly. `path` is the pointer of the bundle in the caller's document (for example
+    /// `/bundle`); every error carries a stable code and a pointer below it.
+    pub fn from_value(v: &Value, path: &str) -> Result<ParsedBundle, Error> {
+        let obj = v.as_object().ok_or_else(|| wrong_type(path, BUNDLE, v))?;
+        let receipts_at = member(path, "receipts");
+        Members {
+            unknown: obj.keys().find(|k| !MEMBERS.contains(&k.as_str())).cloned(),
+            object: obj.get("object"),
+            head: obj.get("head"),
+            receipts: obj.get("receipts").map(|r| read_receipts(r, &receipts_at)),
+            consistency: obj.get("consistency"),
+            keys: obj.get("keys"),
+        }
+        .finish(path)
+    }
+
+    /// [`ParsedBundle::from_value`] over JSON text, refusing repeated member names (`invalid_json`), without
+    /// building the document's tree: receipts are read one at a time, so a large bundle costs about its parsed
+    /// form and not also a `serde_json::Value` of it. The same document gives the same result (or first error) as
+    /// `from_value`. `Err` is `invalid_json` when the text is not JSON.
+    pub fn from_text(text: &str, path: &str) -> Result<ParsedBundle, Error> {
+        if let Some(e) = first_repeat(text)? {
+            return Err(Error::new(e.code, format!("{path}{}", e.path), e.message));
+        }
+        read_text(text, BundleSeed { path })?
+    }
+}
+
+/// Streams a bundle at `path` into a [`ParsedBundle`] (or the first error, as [`ParsedBundle::from_value`] would
+/// report it). Repeated member names must have been refused before (`json::first_repeat`): here the last wins.
+pub(crate) struct BundleSeed<'a> {
+    pub path: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for BundleSeed<'_> {
+    type Value = Result<ParsedBundle, Error>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let path = self.path;
+        Ok(Shaped(self).deserialize(deserializer)?.unwrap_or_else(|got| Err(wrong_type_named(path, BUNDLE, got))))
+    }
+}
+
+impl<'de> Container<'de> for BundleSeed<'_> {
+    type Out = Result<ParsedBundle, Error>;
+
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Result<Self::Out, &'static str>, A::Error> {
+        let receipts_at = member(self.path, "receipts");
+        let (mut object, mut head, mut consistency, mut keys) = (None, None, None, None);
+        let mut found = Members::default();
+        while let Some(name) = map.next_key::<String>()? {
+            match name.as_str() {
+                "object" => object = Some(map.next_value::<Value>()?),
+                "head" => head = Some(map.next_value::<Value>()?),
+                "consistency" => consistency = Some(map.next_value::<Value>()?),
+                "keys" => keys = Some(map.next_value::<Value>()?),
+                "receipts" => {
+                    let read = map.next_value_seed(Shaped(ReceiptsSeed { path: &receipts_at }))?;
+                    found.receipts =
+                        Some(read.unwrap_or_else(|got| Err(wrong_type_named(&receipts_at, RECEIPTS, got))));
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    if found.unknown.as_ref().is_none_or(|first| name < *first) {
+                        found.unknown = Some(name);
+                    }
+                }
+            }
+        }
+        let members = Members {
+            object: object.as_ref(),
+            head: head.as_ref(),
+            consistency: consistency.as_ref(),
+            keys: keys.as_ref(),
+            ..found
+        };
+        Ok(Ok(members.finish(self.path)))
+    }
+}
+
+/// Streams the receipts array: each entry becomes a small `Value` that is read into a [`ParsedItem`] and dropped.
+/// After the first bad entry, or past [`MAX_RECEIPTS`], the rest are only counted.
+struct ReceiptsSeed<'a> {
+    path: &'a str,
+}
+
+impl<'de> Container<'de> for ReceiptsSeed<'_> {
+    type Out = Result<Vec<ParsedItem>, Error>;
+
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Result<Self::Out, &'static str>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(MAX_RECEIPTS));
+        let mut first_error = None;
+        let mut count = 0usize;
+        loop {
+            if count < MAX_RECEIPTS && first_error.is_none() {
+                let Some(entry) = seq.next_element::<Value>()? else { break };
+                match read_item(&entry, &element(self.path, count)) {
+                    Ok(item) => items.push(item),
+                    Err(e) => first_error = Some(e),
+                }
+            } else if seq.next_element::<IgnoredAny>()?.is_none() {
+                break;
+            }
+            count += 1;
+        }
+        Ok(Ok(check_count(count, self.path).and_then(|()| first_error.map_or(Ok(items), Err))))
     }
 }
 

@@ -5,22 +5,98 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode};
 
 /// Parses `text` as JSON, refusing repeated member names anywhere (the error path is the object holding them).
 pub(crate) fn parse_strict(text: &str) -> Result<Value, Error> {
-    let value: Value = serde_json::from_str(text).map_err(|e| Error::from_json_error(&e))?;
+    if let Some(repeat) = first_repeat(text)? {
+        return Err(repeat);
+    }
+    serde_json::from_str(text).map_err(|e| Error::from_json_error(&e))
+}
+
+/// Reads `text` once without keeping it: `Err` (`invalid_json`) when it is not JSON; otherwise the first repeated
+/// member name in document order, if any, as an `invalid_json` error at the pointer of the object holding it.
+pub(crate) fn first_repeat(text: &str) -> Result<Option<Error>, Error> {
     let found = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
-    let checked = UniqueMembers { path: String::new(), found: &found }.deserialize(&mut de);
-    if let Some((path, name)) = found.into_inner() {
-        return Err(Error::new(ErrorCode::InvalidJson, path, format!("member \"{name}\" appears more than once")));
+    UniqueMembers { path: String::new(), found: &found }
+        .deserialize(&mut de)
+        .and_then(|()| de.end())
+        .map_err(|e| Error::from_json_error(&e))?;
+    Ok(found.into_inner().map(|(path, name)| {
+        Error::new(ErrorCode::InvalidJson, path, format!("member \"{name}\" appears more than once"))
+    }))
+}
+
+/// Reads one value of a JSON text through `seed` and checks that nothing follows it.
+pub(crate) fn read_text<T>(text: &str, seed: impl for<'de> DeserializeSeed<'de, Value = T>) -> Result<T, Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v)).map_err(|e| Error::from_json_error(&e))
+}
+
+/// A reader for one kind of JSON container, used through [`Shaped`]: `map` reads an object, `seq` an array. The one
+/// not overridden drains its container and answers with its type name, so a caller can report "expected an
+/// object, got array" at its own path without having built the value.
+pub(crate) trait Container<'de>: Sized {
+    type Out;
+
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Result<Self::Out, &'static str>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Err("object"))
     }
-    checked.map_err(|e| Error::from_json_error(&e))?;
-    Ok(value)
+
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Result<Self::Out, &'static str>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Err("array"))
+    }
+}
+
+/// Streams a value into a [`Container`]: `Ok(out)` when it is the container's kind, `Err(type name)` otherwise.
+pub(crate) struct Shaped<C>(pub C);
+
+impl<'de, C: Container<'de>> DeserializeSeed<'de> for Shaped<C> {
+    type Value = Result<C::Out, &'static str>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, C: Container<'de>> Visitor<'de> for Shaped<C> {
+    type Value = Result<C::Out, &'static str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Err("boolean"))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Err("number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Err("number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Err("number"))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Err("string"))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Err("null"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.map(map)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.0.seq(seq)
+    }
 }
 
 /// RFC 6901 pointer to member `name` under `path`.
@@ -110,9 +186,11 @@ impl<'de> Visitor<'de> for UniqueMembers<'_> {
         let mut seen = HashSet::new();
         while let Some(name) = map.next_key::<String>()? {
             if !seen.insert(name.clone()) {
-                *self.found.borrow_mut() = Some((self.path.clone(), name));
-                // Stop walking: the first repeat is the one reported.
-                return Err(de::Error::custom("repeated member"));
+                // The first repeat is the one reported; walk on, so that a syntax error later still counts.
+                let mut found = self.found.borrow_mut();
+                if found.is_none() {
+                    *found = Some((self.path.clone(), name.clone()));
+                }
             }
             map.next_value_seed(UniqueMembers { path: member(&self.path, &name), found: self.found })?;
         }

@@ -12,12 +12,13 @@ use std::num::NonZeroUsize;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use serde::de::MapAccess;
 use serde_json::{Map, Value};
 
-use super::bundle::{ParsedBundle, ParsedItem, read_head};
+use super::bundle::{BundleSeed, ParsedBundle, ParsedItem, read_head};
 use super::encoding::{encode_std, hex};
 use super::envelope::{Envelope, Receipt, Status};
-use super::json::{element, member, parse_strict, type_name};
+use super::json::{Container, Shaped, element, first_repeat, member, read_text, type_name};
 use super::keys::{KeySet, TrustedKey};
 use super::merkle::{self, Hash};
 use super::note::{self, NoteVerifier, SignatureKind, SignedCheckpoint};
@@ -426,51 +427,81 @@ impl Verification {
 /// Options are read first, then the bundle; the first unreadable member gives `malformed`.
 pub fn verify_request(request: &Value) -> Verification {
     let Some(obj) = request.as_object() else {
-        return Verification::malformed(wrong_type("", "a request object {bundle, keys, ...}", request));
+        return Verification::malformed(wrong_type("", REQUEST, request));
     };
-    let options = match VerifyOptions::from_request(obj, &["bundle"]) {
+    verify_read(obj, obj.get("bundle").map(|b| ParsedBundle::from_value(b, "/bundle")))
+}
+
+const REQUEST: &str = "a request object {bundle, keys, ...}";
+
+/// Judges a request read as its option members and its bundle (if any), options first.
+fn verify_read(options: &Map<String, Value>, bundle: Option<Result<ParsedBundle, Error>>) -> Verification {
+    let options = match VerifyOptions::from_request(options, &["bundle"]) {
         Ok(o) => o,
         Err(e) => return Verification::malformed(e),
     };
-    let Some(bundle) = obj.get("bundle") else {
-        return Verification::malformed(Error::new(ErrorCode::MissingField, "/bundle", "\"bundle\" is required"));
-    };
-    match ParsedBundle::from_value(bundle, "/bundle") {
-        Ok(b) => verify_bundle(&b, &options),
-        Err(e) => Verification::malformed(e),
+    match bundle {
+        None => Verification::malformed(Error::new(ErrorCode::MissingField, "/bundle", "\"bundle\" is required")),
+        Some(Ok(b)) => verify_bundle(&b, &options),
+        Some(Err(e)) => Verification::malformed(e),
     }
 }
 
 /// [`verify_request`] over JSON text, refusing repeated member names anywhere (`malformed`, `invalid_json`).
-/// `Err` only when the text is not JSON at all.
+/// `Err` only when the text is not JSON at all. The bundle is streamed ([`ParsedBundle::from_text`]): no tree of
+/// the document is built, only the small option members.
 pub fn verify_request_text(text: &str) -> Result<Verification, Error> {
-    let value: Value = serde_json::from_str(text).map_err(|e| Error::from_json_error(&e))?;
-    if let Err(e) = parse_strict(text) {
+    if let Some(e) = first_repeat(text)? {
         return Ok(Verification::malformed(e));
     }
-    Ok(verify_request(&value))
+    Ok(match read_text(text, Shaped(RequestSeed))? {
+        Ok((options, bundle)) => verify_read(&options, bundle),
+        Err(got) => {
+            Verification::malformed(Error::new(ErrorCode::InvalidType, "", format!("expected {REQUEST}, got {got}")))
+        }
+    })
+}
+
+/// Streams a request object: `bundle` through [`BundleSeed`], every other member kept as a `Value`.
+struct RequestSeed;
+
+impl<'de> Container<'de> for RequestSeed {
+    type Out = (Map<String, Value>, Option<Result<ParsedBundle, Error>>);
+
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Result<Self::Out, &'static str>, A::Error> {
+        let mut options = Map::new();
+        let mut bundle = None;
+        while let Some(name) = map.next_key::<String>()? {
+            if name == "bundle" {
+                bundle = Some(map.next_value_seed(BundleSeed { path: "/bundle" })?);
+            } else {
+                let value = map.next_value::<Value>()?;
+                options.insert(name, value);
+            }
+        }
+        Ok(Ok((options, bundle)))
+    }
 }
 
 /// [`verify_request_text`] with the bundle and the options (the request without `bundle`) as two texts. Error
 /// paths are those of the combined request. `Err` only when either text is not JSON at all.
 pub fn verify_parts_text(bundle: &str, options: &str) -> Result<Verification, Error> {
-    let bundle_value: Value = serde_json::from_str(bundle).map_err(|e| Error::from_json_error(&e))?;
-    let options_value: Value = serde_json::from_str(options).map_err(|e| Error::from_json_error(&e))?;
-    if let Err(e) = parse_strict(options) {
+    let bundle_repeat = first_repeat(bundle)?;
+    if let Some(e) = first_repeat(options)? {
         return Ok(Verification::malformed(e));
     }
-    if let Err(e) = parse_strict(bundle) {
+    if let Some(e) = bundle_repeat {
         return Ok(Verification::malformed(Error::new(e.code, format!("/bundle{}", e.path), e.message)));
     }
-    let Value::Object(mut request) = options_value else {
+    let options_value: Value = serde_json::from_str(options).map_err(|e| Error::from_json_error(&e))?;
+    let Value::Object(request) = options_value else {
         return Ok(Verification::malformed(wrong_type("", "an options object {keys, allowTest, ...}", &options_value)));
     };
     if request.contains_key("bundle") {
         let e = Error::new(ErrorCode::UnknownField, "/bundle", "pass the bundle as its own document, not in options");
         return Ok(Verification::malformed(e));
     }
-    request.insert("bundle".into(), bundle_value);
-    Ok(verify_request(&Value::Object(request)))
+    Ok(verify_read(&request, Some(read_text(bundle, BundleSeed { path: "/bundle" })?)))
 }
 
 /// The keys the caller's policy leaves: its own (test keys only with `allowTest`), then the bundle's on opt-in
