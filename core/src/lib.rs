@@ -7,6 +7,7 @@ pub mod check;
 pub mod decimal;
 pub mod error;
 pub mod lint;
+pub(crate) mod pointer;
 pub mod policy;
 pub mod proof;
 pub mod purchase;

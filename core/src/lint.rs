@@ -13,6 +13,7 @@ use crate::check::CompiledPolicy;
 use crate::check::text;
 use crate::decimal::{Dec, MAX_UNITS, SCALE};
 use crate::error::{Error, ErrorCode};
+use crate::pointer::member;
 use crate::policy::{self, CheckerVersion, Policy};
 
 /// Stable warning codes. Never renamed or reused; new ones are appended (and added to `vectors/warnings.json`).
@@ -168,7 +169,7 @@ pub fn validate_policy_arguments(args: &Value) -> LintReport {
     let mut errors: Vec<Error> = m
         .keys()
         .filter(|k| k.as_str() != "policy")
-        .map(|k| Error::new(ErrorCode::UnknownField, pointer("", k), format!("unknown member '{k}' (allowed: policy)")))
+        .map(|k| Error::new(ErrorCode::UnknownField, member("", k), format!("unknown member '{k}' (allowed: policy)")))
         .collect();
     let Some(policy) = m.get("policy") else {
         errors.push(Error::new(ErrorCode::MissingField, "/policy", "'policy' is required"));
@@ -180,11 +181,6 @@ pub fn validate_policy_arguments(args: &Value) -> LintReport {
         return LintReport { valid: false, errors, warnings: Vec::new() };
     }
     report
-}
-
-/// `base` + `/key`, escaped (RFC 6901).
-fn pointer(base: &str, key: &str) -> String {
-    format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"))
 }
 
 /// A name that can tie an amount to a price item: its `item` or one of its `aliases`.

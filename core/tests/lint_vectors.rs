@@ -2,29 +2,14 @@
 //! (messages are for people), and checks the warning codes against `vectors/warnings.json`.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use curbi::lint::{self, WarningCode};
 use serde_json::{Value, json};
 
-fn vectors() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors")
-}
-
-fn load(path: &PathBuf) -> Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn group_files(dir: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(vectors().join(dir))
-        .unwrap_or_else(|e| panic!("vectors/{dir}: {e}"))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
+use common::{group_files, load, vectors};
 
 /// The report as the vectors state it: codes and paths only, in order.
 fn comparable(r: &lint::LintReport) -> Value {

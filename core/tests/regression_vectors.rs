@@ -2,29 +2,13 @@
 //! round-trips every check vector through export and replay.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::path::PathBuf;
+mod common;
 
 use curbi::CheckerVersion;
 use curbi::regression::{self, export_regression, export_regression_pinned, parse_regression, replay};
 use serde_json::{Value, json};
 
-fn vectors() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors")
-}
-
-fn load(path: &PathBuf) -> Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn group_files(dir: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(vectors().join(dir))
-        .unwrap_or_else(|e| panic!("vectors/{dir}: {e}"))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
+use common::{group_files, load};
 
 fn error_doc(e: &curbi::Error) -> Value {
     json!({"error": {"code": e.code.as_str(), "path": e.path}})

@@ -9,6 +9,7 @@ use crate::check::datetime;
 use crate::check::money;
 use crate::decimal::{Dec, DecError};
 use crate::error::{Error, ErrorCode, Result};
+use crate::pointer::{element, member, type_name};
 
 const MAX_REPLY: usize = 4000;
 
@@ -47,36 +48,6 @@ pub fn validate_policy_value(value: &Value, base: &str) -> (Option<Policy>, Vec<
     (p, r.errors)
 }
 
-/// JSON pointer segment escaping (RFC 6901).
-fn seg(path: &str, key: &str) -> String {
-    let mut s = String::with_capacity(path.len() + key.len() + 1);
-    s.push_str(path);
-    s.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => s.push_str("~0"),
-            '/' => s.push_str("~1"),
-            c => s.push(c),
-        }
-    }
-    s
-}
-
-fn idx(path: &str, i: usize) -> String {
-    format!("{path}/{i}")
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 #[derive(Default)]
 struct Reader {
     errors: Vec<Error>,
@@ -97,7 +68,7 @@ impl Reader {
             if !allowed.contains(&k.as_str()) {
                 self.err(
                     ErrorCode::UnknownField,
-                    seg(path, k),
+                    member(path, k),
                     format!("unknown member '{k}' (allowed: {})", allowed.join(", ")),
                 );
             }
@@ -206,7 +177,7 @@ impl Reader {
     fn required<'v>(&mut self, m: &'v Map<String, Value>, path: &str, key: &str) -> Option<&'v Value> {
         let v = m.get(key);
         if v.is_none() {
-            self.err(ErrorCode::MissingField, seg(path, key), format!("'{key}' is required"));
+            self.err(ErrorCode::MissingField, member(path, key), format!("'{key}' is required"));
         }
         v
     }
@@ -290,37 +261,38 @@ impl Reader {
         let before = self.errors.len();
         let mut p = Policy::default();
         if let Some(v) = m.get("name") {
-            p.name = self.string(v, &seg(path, "name"), 0, None);
+            p.name = self.string(v, &member(path, "name"), 0, None);
         }
         if let Some(v) = m.get("description") {
-            p.description = self.string(v, &seg(path, "description"), 0, None);
+            p.description = self.string(v, &member(path, "description"), 0, None);
         }
         if let Some(v) = m.get("prices") {
-            let pp = seg(path, "prices");
+            let pp = member(path, "prices");
             if let Some(items) = self.array(v, &pp, 0, Some(50)) {
-                p.prices = items.iter().enumerate().filter_map(|(i, it)| self.price(it, &idx(&pp, i))).collect();
+                p.prices = items.iter().enumerate().filter_map(|(i, it)| self.price(it, &element(&pp, i))).collect();
             }
         }
         if let Some(v) = m.get("forbid") {
-            let fp = seg(path, "forbid");
+            let fp = member(path, "forbid");
             if let Some(items) = self.array(v, &fp, 0, Some(50)) {
-                p.forbid = items.iter().enumerate().filter_map(|(i, it)| self.forbid(it, &idx(&fp, i))).collect();
+                p.forbid = items.iter().enumerate().filter_map(|(i, it)| self.forbid(it, &element(&fp, i))).collect();
             }
         }
         if let Some(v) = m.get("actions") {
-            p.actions = self.actions(v, &seg(path, "actions")).unwrap_or_default();
+            p.actions = self.actions(v, &member(path, "actions")).unwrap_or_default();
         }
         if let Some(v) = m.get("discounts") {
-            let dp = seg(path, "discounts");
+            let dp = member(path, "discounts");
             if let Some(items) = self.array(v, &dp, 0, Some(20)) {
-                p.discounts = items.iter().enumerate().filter_map(|(i, it)| self.discount(it, &idx(&dp, i))).collect();
+                p.discounts =
+                    items.iter().enumerate().filter_map(|(i, it)| self.discount(it, &element(&dp, i))).collect();
             }
         }
         if let Some(v) = m.get("unknownAmounts") {
             p.unknown_amounts = self
                 .enumeration(
                     v,
-                    &seg(path, "unknownAmounts"),
+                    &member(path, "unknownAmounts"),
                     &[("flag", UnknownAmounts::Flag), ("allow", UnknownAmounts::Allow)],
                 )
                 .unwrap_or_default();
@@ -330,23 +302,23 @@ impl Reader {
 
     fn price(&mut self, v: &Value, path: &str) -> Option<PriceItem> {
         let m = self.object(v, path, &["item", "amount", "amounts", "aliases"])?;
-        let item = self.required(m, path, "item").and_then(|i| self.string(i, &seg(path, "item"), 1, Some(80)));
+        let item = self.required(m, path, "item").and_then(|i| self.string(i, &member(path, "item"), 1, Some(80)));
         let mut amounts = Vec::new();
         let mut ok = true;
         if let Some(a) = m.get("amount") {
-            match self.number(a, &seg(path, "amount"), Dec::ZERO, false, None) {
+            match self.number(a, &member(path, "amount"), Dec::ZERO, false, None) {
                 Some(d) => amounts.push(d),
                 None => ok = false,
             }
         }
         if let Some(a) = m.get("amounts") {
-            let ap = seg(path, "amounts");
+            let ap = member(path, "amounts");
             if m.contains_key("amount") {
                 self.err(ErrorCode::ConflictingFields, &ap, "use 'amount' or 'amounts', not both");
                 ok = false;
             } else if let Some(list) = self.array(a, &ap, 1, Some(8)) {
                 for (i, x) in list.iter().enumerate() {
-                    match self.number(x, &idx(&ap, i), Dec::ZERO, false, None) {
+                    match self.number(x, &element(&ap, i), Dec::ZERO, false, None) {
                         Some(d) => amounts.push(d),
                         None => ok = false,
                     }
@@ -357,11 +329,11 @@ impl Reader {
         }
         let mut aliases = Vec::new();
         if let Some(a) = m.get("aliases") {
-            let ap = seg(path, "aliases");
+            let ap = member(path, "aliases");
             match self.array(a, &ap, 0, Some(8)) {
                 Some(list) => {
                     for (i, x) in list.iter().enumerate() {
-                        match self.string(x, &idx(&ap, i), 1, Some(80)) {
+                        match self.string(x, &element(&ap, i), 1, Some(80)) {
                             Some(s) => aliases.push(s),
                             None => ok = false,
                         }
@@ -378,7 +350,7 @@ impl Reader {
         let m = self.object(v, path, &["id", "phrases", "why", "negatable", "match"])?;
         let before = self.errors.len();
         let id = self.required(m, path, "id").and_then(|i| {
-            let ip = seg(path, "id");
+            let ip = member(path, "id");
             let s = self.string(i, &ip, 0, None)?;
             let ok = (1..=40).contains(&s.len())
                 && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
@@ -390,20 +362,20 @@ impl Reader {
         });
         let mut phrases = Vec::new();
         if let Some(p) = self.required(m, path, "phrases") {
-            let pp = seg(path, "phrases");
+            let pp = member(path, "phrases");
             if let Some(list) = self.array(p, &pp, 1, Some(20)) {
                 for (i, x) in list.iter().enumerate() {
-                    if let Some(s) = self.string(x, &idx(&pp, i), 1, Some(80)) {
+                    if let Some(s) = self.string(x, &element(&pp, i), 1, Some(80)) {
                         phrases.push(s);
                     }
                 }
             }
         }
-        let why = m.get("why").and_then(|w| self.string(w, &seg(path, "why"), 0, Some(200)));
-        let negatable = m.get("negatable").map(|n| self.boolean(n, &seg(path, "negatable"))).unwrap_or(Some(true));
+        let why = m.get("why").and_then(|w| self.string(w, &member(path, "why"), 0, Some(200)));
+        let negatable = m.get("negatable").map(|n| self.boolean(n, &member(path, "negatable"))).unwrap_or(Some(true));
         let match_mode = match m.get("match") {
             Some(x) => {
-                self.enumeration(x, &seg(path, "match"), &[("word", MatchMode::Word), ("prefix", MatchMode::Prefix)])
+                self.enumeration(x, &member(path, "match"), &[("word", MatchMode::Word), ("prefix", MatchMode::Prefix)])
             }
             None => Some(MatchMode::Word),
         };
@@ -425,7 +397,7 @@ impl Reader {
         let before = self.errors.len();
         let mut out = Vec::with_capacity(m.len());
         for (k, op) in m {
-            let kp = seg(path, k);
+            let kp = member(path, k);
             if !((2..=20).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_lowercase())) {
                 self.err(ErrorCode::PatternMismatch, &kp, format!("action verb '{k}' must match ^[a-z]{{2,20}}$"));
                 continue;
@@ -442,14 +414,14 @@ impl Reader {
         let before = self.errors.len();
         let percent = self
             .required(m, path, "percent")
-            .and_then(|p| self.number(p, &seg(path, "percent"), Dec::ZERO, true, Dec::from_units(100)));
+            .and_then(|p| self.number(p, &member(path, "percent"), Dec::ZERO, true, Dec::from_units(100)));
         let mut items = None;
         if let Some(i) = m.get("items") {
-            let ip = seg(path, "items");
+            let ip = member(path, "items");
             if let Some(list) = self.array(i, &ip, 1, None) {
                 let mut out = Vec::with_capacity(list.len());
                 for (j, x) in list.iter().enumerate() {
-                    if let Some(s) = self.string(x, &idx(&ip, j), 0, None) {
+                    if let Some(s) = self.string(x, &element(&ip, j), 0, None) {
                         out.push(s);
                     }
                 }
@@ -467,37 +439,37 @@ impl Reader {
         let before = self.errors.len();
         let mut r = Record::default();
         if let Some(s) = m.get("subject") {
-            r.subject = self.string(s, &seg(path, "subject"), 1, Some(200));
+            r.subject = self.string(s, &member(path, "subject"), 1, Some(200));
         }
         if let Some(e) = m.get("effects") {
-            let ep = seg(path, "effects");
+            let ep = member(path, "effects");
             if let Some(list) = self.array(e, &ep, 0, Some(100)) {
                 for (i, x) in list.iter().enumerate() {
-                    let xp = idx(&ep, i);
+                    let xp = element(&ep, i);
                     if let Some(em) = self.object(x, &xp, &["operation", "status"]) {
                         let operation =
-                            em.get("operation").and_then(|o| self.string(o, &seg(&xp, "operation"), 0, None));
-                        let status = em.get("status").and_then(|s| self.string(s, &seg(&xp, "status"), 0, None));
+                            em.get("operation").and_then(|o| self.string(o, &member(&xp, "operation"), 0, None));
+                        let status = em.get("status").and_then(|s| self.string(s, &member(&xp, "status"), 0, None));
                         r.effects.push(Effect { operation, status });
                     }
                 }
             }
         }
         if let Some(f) = m.get("facts") {
-            let fp = seg(path, "facts");
+            let fp = member(path, "facts");
             if let Some(list) = self.array(f, &fp, 0, Some(20)) {
                 for (i, x) in list.iter().enumerate() {
-                    if let Some(fact) = self.fact(x, &idx(&fp, i)) {
+                    if let Some(fact) = self.fact(x, &element(&fp, i)) {
                         r.facts.push(fact);
                     }
                 }
             }
         }
         if let Some(rc) = m.get("receipts") {
-            let rp = seg(path, "receipts");
+            let rp = member(path, "receipts");
             if let Some(list) = self.array(rc, &rp, 0, None) {
                 for (i, x) in list.iter().enumerate() {
-                    if let Some(s) = self.string(x, &idx(&rp, i), 0, None) {
+                    if let Some(s) = self.string(x, &element(&rp, i), 0, None) {
                         r.receipts.push(s);
                     }
                 }
@@ -509,15 +481,15 @@ impl Reader {
     fn fact(&mut self, v: &Value, path: &str) -> Option<Fact> {
         let m = self.object(v, path, &["near", "kind", "value"])?;
         let before = self.errors.len();
-        let near = self.required(m, path, "near").and_then(|n| self.string(n, &seg(path, "near"), 1, Some(80)));
+        let near = self.required(m, path, "near").and_then(|n| self.string(n, &member(path, "near"), 1, Some(80)));
         let kind = self.required(m, path, "kind").and_then(|k| {
             self.enumeration(
                 k,
-                &seg(path, "kind"),
+                &member(path, "kind"),
                 &[("time", FactKind::Time), ("money", FactKind::Money), ("date", FactKind::Date)],
             )
         });
-        let vp = seg(path, "value");
+        let vp = member(path, "value");
         let raw = self.required(m, path, "value").and_then(|v| match v {
             Value::String(_) => self.string(v, &vp, 1, Some(40)).map(Value::String),
             Value::Number(_) => Some(v.clone()),
@@ -565,14 +537,14 @@ impl Reader {
         let before = self.errors.len();
         let mut out = Vec::with_capacity(list.len());
         for (i, x) in list.iter().enumerate() {
-            let cp = idx(path, i);
+            let cp = element(path, i);
             let Some(m) = self.object(x, &cp, &["id", "reply", "record"]) else {
                 continue;
             };
-            let id = m.get("id").and_then(|s| self.string(s, &seg(&cp, "id"), 0, Some(60)));
+            let id = m.get("id").and_then(|s| self.string(s, &member(&cp, "id"), 0, Some(60)));
             let reply =
-                self.required(m, &cp, "reply").and_then(|r| self.string(r, &seg(&cp, "reply"), 0, Some(MAX_REPLY)));
-            let record = m.get("record").and_then(|r| self.record(r, &seg(&cp, "record")));
+                self.required(m, &cp, "reply").and_then(|r| self.string(r, &member(&cp, "reply"), 0, Some(MAX_REPLY)));
+            let record = m.get("record").and_then(|r| self.record(r, &member(&cp, "record")));
             if let Some(reply) = reply {
                 out.push(Case { id, reply, record });
             }

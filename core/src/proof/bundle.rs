@@ -13,11 +13,12 @@ use serde_json::{Map, Value};
 
 use super::encoding::{decode_std, encode_std};
 use super::envelope::{Envelope, Kind};
-use super::json::{Container, Shaped, element, first_repeat, member, read_text, type_name};
+use super::json::{Container, Shaped, first_repeat, read_text, wrong_type, wrong_type_named};
 use super::keys::KeySet;
 use super::merkle::{HASH_LEN, Hash, MAX_PROOF_LEN};
 use super::note::{self, SignedCheckpoint};
 use crate::error::{Error, ErrorCode};
+use crate::pointer::{element, member};
 
 /// The `object` member of every bundle.
 pub const BUNDLE_OBJECT: &str = "curbi.proof/0.1";
@@ -126,14 +127,6 @@ pub struct ParsedBundle {
 
 fn malformed(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Error {
     Error::new(code, path, message)
-}
-
-fn wrong_type(path: &str, expected: &str, got: &Value) -> Error {
-    wrong_type_named(path, expected, type_name(got))
-}
-
-fn wrong_type_named(path: &str, expected: &str, got: &str) -> Error {
-    malformed(ErrorCode::InvalidType, path, format!("expected {expected}, got {got}"))
 }
 
 fn unknown_member(path: &str, name: &str, allowed: &[&str], what: &str) -> Error {

@@ -319,6 +319,12 @@ fn check_text(s: &str, name: &str) -> Result<(), EnvelopeError> {
     Ok(())
 }
 
+/// The five texts both envelopes carry, in payload order: tenant, idempotency key, agent, operation, resource.
+fn check_subject(texts: [&str; 5]) -> Result<(), EnvelopeError> {
+    const NAMES: [&str; 5] = ["tenant", "idempotencyKey", "agent", "operation", "resource"];
+    texts.iter().zip(NAMES).try_for_each(|(text, name)| check_text(text, name))
+}
+
 fn check_amount(v: i64, name: &str) -> Result<(), EnvelopeError> {
     if !(0..=MAX_SAFE).contains(&v) {
         return Err(bad(format!("{name} must be whole minor units from 0 to 2^53 - 1")));
@@ -388,11 +394,7 @@ impl Attestation {
 
     /// Every rule of docs/PROOF.md §Envelopes on the members.
     pub fn check(&self) -> Result<(), EnvelopeError> {
-        check_text(&self.tenant, "tenant")?;
-        check_text(&self.idempotency_key, "idempotencyKey")?;
-        check_text(&self.agent, "agent")?;
-        check_text(&self.operation, "operation")?;
-        check_text(&self.resource, "resource")?;
+        check_subject([&self.tenant, &self.idempotency_key, &self.agent, &self.operation, &self.resource])?;
         check_money(self.amount, self.currency.as_deref())?;
         self.limits.check()?;
         if let Some(g) = &self.grant {
@@ -417,11 +419,7 @@ impl Receipt {
 
     /// Every rule of docs/PROOF.md §Envelopes on the members.
     pub fn check(&self) -> Result<(), EnvelopeError> {
-        check_text(&self.tenant, "tenant")?;
-        check_text(&self.idempotency_key, "idempotencyKey")?;
-        check_text(&self.agent, "agent")?;
-        check_text(&self.operation, "operation")?;
-        check_text(&self.resource, "resource")?;
+        check_subject([&self.tenant, &self.idempotency_key, &self.agent, &self.operation, &self.resource])?;
         check_money(self.amount, self.currency.as_deref())?;
         check_digest(&self.attestation, "attestation")?;
         check_digest(&self.evidence, "evidence")?;

@@ -9,6 +9,7 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode};
+use crate::pointer::{element, member, type_name};
 
 /// Parses `text` as JSON, refusing repeated member names anywhere (the error path is the object holding them).
 pub(crate) fn parse_strict(text: &str) -> Result<Value, Error> {
@@ -30,6 +31,16 @@ pub(crate) fn first_repeat(text: &str) -> Result<Option<Error>, Error> {
     Ok(found.into_inner().map(|(path, name)| {
         Error::new(ErrorCode::InvalidJson, path, format!("member \"{name}\" appears more than once"))
     }))
+}
+
+/// `invalid_type` at `path`: "expected {expected}, got {the value's JSON type}".
+pub(crate) fn wrong_type(path: &str, expected: &str, got: &Value) -> Error {
+    wrong_type_named(path, expected, type_name(got))
+}
+
+/// [`wrong_type`] with the type's name, for a value that was streamed rather than kept.
+pub(crate) fn wrong_type_named(path: &str, expected: &str, got: &str) -> Error {
+    Error::new(ErrorCode::InvalidType, path, format!("expected {expected}, got {got}"))
 }
 
 /// Reads one value of a JSON text through `seed` and checks that nothing follows it.
@@ -96,38 +107,6 @@ impl<'de, C: Container<'de>> Visitor<'de> for Shaped<C> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         self.0.seq(seq)
-    }
-}
-
-/// RFC 6901 pointer to member `name` under `path`.
-pub(crate) fn member(path: &str, name: &str) -> String {
-    let mut s = String::with_capacity(path.len() + name.len() + 1);
-    s.push_str(path);
-    s.push('/');
-    for c in name.chars() {
-        match c {
-            '~' => s.push_str("~0"),
-            '/' => s.push_str("~1"),
-            c => s.push(c),
-        }
-    }
-    s
-}
-
-/// RFC 6901 pointer to element `i` under `path`.
-pub(crate) fn element(path: &str, i: usize) -> String {
-    format!("{path}/{i}")
-}
-
-/// The JSON type name of a value, for messages.
-pub(crate) fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 
@@ -222,11 +201,5 @@ mod tests {
         assert!(parse_strict(r#"{"a":[{"b":1},{"b":2}],"c":{"d":null}}"#).is_ok());
         assert_eq!(parse_strict("{").err().map(|e| e.code), Some(ErrorCode::InvalidJson));
         assert_eq!(parse_strict("[1,]").err().map(|e| e.code), Some(ErrorCode::InvalidJson));
-    }
-
-    #[test]
-    fn pointers_escape_tilde_and_slash() {
-        assert_eq!(member("/keys/0", "a/b~c"), "/keys/0/a~1b~0c");
-        assert_eq!(element("/keys", 3), "/keys/3");
     }
 }

@@ -9,8 +9,9 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use super::encoding::{decode_url, encode_url, sha256};
-use super::json::{element, member, parse_strict, type_name};
+use super::json::{parse_strict, wrong_type};
 use crate::error::{Error, ErrorCode};
+use crate::pointer::{element, member};
 
 /// Length of an Ed25519 seed (the RFC 8032 secret key).
 pub const SEED_LEN: usize = 32;
@@ -428,10 +429,6 @@ pub fn parse_jwk(value: &Value, path: &str) -> Result<TrustedKey, Error> {
         key.test = t.as_bool().ok_or_else(|| wrong_type(&member(path, MEMBER_TEST), "a boolean", t))?;
     }
     Ok(key)
-}
-
-fn wrong_type(path: &str, expected: &str, got: &Value) -> Error {
-    Error::new(ErrorCode::InvalidType, path, format!("expected {expected}, got {}", type_name(got)))
 }
 
 fn expect_enum(

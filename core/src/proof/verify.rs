@@ -18,11 +18,12 @@ use serde_json::{Map, Value};
 use super::bundle::{BundleSeed, ParsedBundle, ParsedItem, read_head};
 use super::encoding::{encode_std, hex};
 use super::envelope::{Envelope, Receipt, Status};
-use super::json::{Container, Shaped, element, first_repeat, member, read_text, type_name};
+use super::json::{Container, Shaped, first_repeat, read_text, wrong_type, wrong_type_named};
 use super::keys::{KeySet, TrustedKey};
 use super::merkle::{self, Hash};
 use super::note::{self, NoteVerifier, SignatureKind, SignedCheckpoint};
 use crate::error::{Error, ErrorCode};
+use crate::pointer::{element, member};
 use crate::purchase::Timestamp;
 
 /// Most heads a caller may say it saw before (`known`).
@@ -243,10 +244,6 @@ impl VerifyOptions {
     }
 }
 
-fn wrong_type(path: &str, expected: &str, got: &Value) -> Error {
-    Error::new(ErrorCode::InvalidType, path, format!("expected {expected}, got {}", type_name(got)))
-}
-
 fn boolean(obj: &Map<String, Value>, name: &str) -> Result<bool, Error> {
     match obj.get(name) {
         None => Ok(false),
@@ -456,9 +453,7 @@ pub fn verify_request_text(text: &str) -> Result<Verification, Error> {
     }
     Ok(match read_text(text, Shaped(RequestSeed))? {
         Ok((options, bundle)) => verify_read(&options, bundle),
-        Err(got) => {
-            Verification::malformed(Error::new(ErrorCode::InvalidType, "", format!("expected {REQUEST}, got {got}")))
-        }
+        Err(got) => Verification::malformed(wrong_type_named("", REQUEST, got)),
     })
 }
 

@@ -5,8 +5,9 @@ use serde_json::Value;
 
 use super::decision::{Decision, Reason, ReasonCode};
 use super::money::Currency;
-use super::read::{Reader, quote, seg};
+use super::read::{Reader, quote};
 use super::time::Timestamp;
+use crate::pointer::member;
 
 /// `object` of an action decision.
 pub const ACTION_OBJECT: &str = "action_check";
@@ -59,7 +60,7 @@ const GRANT_MEMBERS: &[&str] = &[
 
 fn read_grant(r: &mut Reader, v: &Value, path: &str) -> Option<Grant> {
     let m = r.object(v, path, GRANT_MEMBERS, &[])?;
-    let p = |k: &str| seg(path, k);
+    let p = |k: &str| member(path, k);
     let mut g = Grant::default();
     if let Some(x) = m.get("id") {
         r.id(x, &p("id"));
@@ -70,7 +71,7 @@ fn read_grant(r: &mut Reader, v: &Value, path: &str) -> Option<Grant> {
     if let Some(x) = m.get("limits") {
         let lp = p("limits");
         if let Some(lm) = r.object(x, &lp, &["max_amount", "confirmation_threshold", "currency", "max_count"], &[]) {
-            let q = |k: &str| seg(&lp, k);
+            let q = |k: &str| member(&lp, k);
             g.max_amount = lm.get("max_amount").and_then(|x| r.amount(x, &q("max_amount"), false));
             g.confirmation_threshold =
                 lm.get("confirmation_threshold").and_then(|x| r.amount(x, &q("confirmation_threshold"), false));
@@ -100,7 +101,7 @@ fn read_grant(r: &mut Reader, v: &Value, path: &str) -> Option<Grant> {
 
 fn read_action(r: &mut Reader, v: &Value, path: &str) -> Option<Action> {
     let m = r.object(v, path, &["agent", "operation", "resource", "amount", "currency", "at"], &[])?;
-    let p = |k: &str| seg(path, k);
+    let p = |k: &str| member(path, k);
     let mut a = Action {
         agent: r.required(m, path, "agent").and_then(|x| r.id(x, &p("agent"))),
         operation: r.required(m, path, "operation").and_then(|x| r.id(x, &p("operation"))),

@@ -6,8 +6,9 @@ use serde_json::Value;
 use super::decision::ReasonCode;
 use super::mandate::{Frequency, MerchantRef, read_frequency, read_merchant};
 use super::money::Currency;
-use super::read::{Reader, idx, seg, show};
+use super::read::{Reader, show};
 use super::time::Timestamp;
+use crate::pointer::{element, member};
 
 /// Sign convention of total entries. ACP writes every amount as zero or more and subtracts discounts and credits by
 /// type; UCP writes discounts and credits as negative amounts and every entry is added with its sign.
@@ -208,7 +209,7 @@ const LINE_IGNORED: &[&str] = &[
 /// Reads a checkout at `path` (normally `/checkout`). Returns `None` only when it is not an object at all.
 pub(crate) fn read_checkout(r: &mut Reader, v: &Value, path: &str) -> Option<Checkout> {
     let m = r.object(v, path, CHECKOUT_MEMBERS, CHECKOUT_IGNORED)?;
-    let p = |k: &str| seg(path, k);
+    let p = |k: &str| member(path, k);
     let mut out = Checkout {
         id: r.required(m, path, "id").and_then(|x| r.id(x, &p("id"))),
         status: r.required(m, path, "status").and_then(|x| r.id(x, &p("status"))),
@@ -233,7 +234,7 @@ pub(crate) fn read_checkout(r: &mut Reader, v: &Value, path: &str) -> Option<Che
     if let Some(list) = r.required(m, path, "line_items").and_then(|x| r.array(x, &p("line_items"), 1)) {
         out.lines_complete = true;
         for (i, x) in list.iter().enumerate() {
-            match read_line(r, x, &idx(&p("line_items"), i)) {
+            match read_line(r, x, &element(&p("line_items"), i)) {
                 Some(line) => out.lines.push(line),
                 None => out.lines_complete = false,
             }
@@ -253,7 +254,7 @@ pub(crate) fn read_checkout(r: &mut Reader, v: &Value, path: &str) -> Option<Che
 
 fn read_line(r: &mut Reader, v: &Value, path: &str) -> Option<Line> {
     let m = r.object(v, path, LINE_MEMBERS, LINE_IGNORED)?;
-    let p = |k: &str| seg(path, k);
+    let p = |k: &str| member(path, k);
     r.required(m, path, "id").and_then(|x| r.id(x, &p("id")));
     let mut item_id = None;
     let mut item_name = None;
@@ -261,9 +262,9 @@ fn read_line(r: &mut Reader, v: &Value, path: &str) -> Option<Line> {
     if let Some(x) = r.required(m, path, "item") {
         let ip = p("item");
         if let Some(im) = r.object(x, &ip, &["id", "name", "unit_amount"], &[]) {
-            item_id = r.required(im, &ip, "id").and_then(|x| r.id(x, &seg(&ip, "id")));
-            item_name = im.get("name").and_then(|x| r.text(x, &seg(&ip, "name")));
-            item_unit = im.get("unit_amount").and_then(|x| r.amount(x, &seg(&ip, "unit_amount"), false));
+            item_id = r.required(im, &ip, "id").and_then(|x| r.id(x, &member(&ip, "id")));
+            item_name = im.get("name").and_then(|x| r.text(x, &member(&ip, "name")));
+            item_unit = im.get("unit_amount").and_then(|x| r.amount(x, &member(&ip, "unit_amount"), false));
         }
     }
     let name = m.get("name").and_then(|x| r.text(x, &p("name")));
@@ -273,7 +274,7 @@ fn read_line(r: &mut Reader, v: &Value, path: &str) -> Option<Line> {
     let refundable = m.get("refundable").and_then(|x| r.boolean(x, &p("refundable")));
     let (unit_amount, unit_path) = match (line_unit, item_unit) {
         (Some(u), _) => (Some(u), p("unit_amount")),
-        (None, Some(u)) => (Some(u), seg(&p("item"), "unit_amount")),
+        (None, Some(u)) => (Some(u), member(&p("item"), "unit_amount")),
         (None, None) => (None, p("unit_amount")),
     };
     let label = name.or(item_name).or_else(|| item_id.clone()).unwrap_or_else(|| "(unnamed item)".to_owned());
@@ -294,15 +295,15 @@ fn read_totals(r: &mut Reader, v: &Value, path: &str) -> Option<Totals> {
     let list = r.array(v, path, 0)?;
     let mut entries = Vec::with_capacity(list.len());
     for (i, x) in list.iter().enumerate() {
-        let ep = idx(path, i);
+        let ep = element(path, i);
         let Some(m) =
             r.object(x, &ep, &["type", "amount"], &["display_text", "presentment_amount", "description", "breakdown"])
         else {
             entries.push(TotalEntry { index: i, kind: None, amount: None });
             continue;
         };
-        let kind = r.required(m, &ep, "type").and_then(|t| r.id(t, &seg(&ep, "type"))).map(|s| TotalKind::parse(&s));
-        let amount = r.required(m, &ep, "amount").and_then(|a| r.amount(a, &seg(&ep, "amount"), true));
+        let kind = r.required(m, &ep, "type").and_then(|t| r.id(t, &member(&ep, "type"))).map(|s| TotalKind::parse(&s));
+        let amount = r.required(m, &ep, "amount").and_then(|a| r.amount(a, &member(&ep, "amount"), true));
         entries.push(TotalEntry { index: i, kind, amount });
     }
     Some(Totals { path: path.to_owned(), entries })
@@ -311,11 +312,11 @@ fn read_totals(r: &mut Reader, v: &Value, path: &str) -> Option<Totals> {
 fn read_payment(r: &mut Reader, v: &Value, path: &str) -> Option<Payment> {
     let m = r.object(v, path, &["instrument_id", "allowance"], &[])?;
     let mut out = Payment {
-        instrument_id: m.get("instrument_id").and_then(|x| r.id(x, &seg(path, "instrument_id"))),
+        instrument_id: m.get("instrument_id").and_then(|x| r.id(x, &member(path, "instrument_id"))),
         allowance: None,
     };
     if let Some(x) = m.get("allowance") {
-        let ap = seg(path, "allowance");
+        let ap = member(path, "allowance");
         let known = ["reason", "max_amount", "currency", "checkout_session_id", "merchant_id", "expires_at"];
         let Some(am) = r.object(x, &ap, &known, &[]) else {
             return Some(out);
@@ -325,13 +326,13 @@ fn read_payment(r: &mut Reader, v: &Value, path: &str) -> Option<Payment> {
         {
             r.push(
                 ReasonCode::Malformed,
-                seg(&ap, "reason"),
+                member(&ap, "reason"),
                 "\"one_time\"",
                 show(reason),
                 "the only allowance reason ACP defines is \"one_time\"",
             );
         }
-        let q = |k: &str| seg(&ap, k);
+        let q = |k: &str| member(&ap, k);
         out.allowance = Some(Allowance {
             path: ap.clone(),
             max_amount: r.required(am, &ap, "max_amount").and_then(|x| r.amount(x, &q("max_amount"), false)),
@@ -348,10 +349,10 @@ fn read_payment(r: &mut Reader, v: &Value, path: &str) -> Option<Payment> {
 
 fn read_recurring(r: &mut Reader, v: &Value, path: &str) -> Option<Recurring> {
     let m = r.object(v, path, &["amount", "frequency", "occurrences", "trial"], &[])?;
-    let amount = r.required(m, path, "amount").and_then(|x| r.amount(x, &seg(path, "amount"), false));
-    let frequency = r.required(m, path, "frequency").and_then(|x| read_frequency(r, x, &seg(path, "frequency")));
-    let occurrences = m.get("occurrences").map(|x| r.count(x, &seg(path, "occurrences"), 1));
-    let trial = m.get("trial").map(|x| r.boolean(x, &seg(path, "trial")));
+    let amount = r.required(m, path, "amount").and_then(|x| r.amount(x, &member(path, "amount"), false));
+    let frequency = r.required(m, path, "frequency").and_then(|x| read_frequency(r, x, &member(path, "frequency")));
+    let occurrences = m.get("occurrences").map(|x| r.count(x, &member(path, "occurrences"), 1));
+    let trial = m.get("trial").map(|x| r.boolean(x, &member(path, "trial")));
     match (amount, frequency, occurrences, trial) {
         (_, _, Some(None), _) | (_, _, _, Some(None)) => None,
         (Some(amount), Some(frequency), occurrences, trial) => Some(Recurring {

@@ -4,8 +4,9 @@
 use serde_json::Value;
 
 use super::money::Currency;
-use super::read::{Reader, seg};
+use super::read::Reader;
 use super::time::Timestamp;
+use crate::pointer::member;
 
 /// The ledger as read; unreadable members are `None` (their reasons are recorded) and members not given are zero.
 #[derive(Debug, Clone, Default)]
@@ -38,7 +39,7 @@ pub(crate) fn read_ledger(r: &mut Reader, v: Option<&Value>, path: &str) -> Ledg
     else {
         return Ledger::default();
     };
-    let p = |k: &str| seg(path, k);
+    let p = |k: &str| member(path, k);
     Ledger {
         spent: m.get("spent").map_or(Some(0), |x| r.amount(x, &p("spent"), false)),
         reserved: m.get("reserved").map_or(Some(0), |x| r.amount(x, &p("reserved"), false)),

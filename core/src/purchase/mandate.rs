@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use super::decision::ReasonCode;
 use super::money::Currency;
-use super::read::{Reader, idx, quote, seg, show};
+use super::read::{Reader, quote, show};
 use super::time::Timestamp;
+use crate::pointer::{element, member};
 
 /// How often a recurring charge or a reuse of the mandate may happen (AP2 `payment.agent_recurrence.frequency`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -186,7 +187,7 @@ const MANDATE_MEMBERS: &[&str] = &[
 /// Reads a mandate at `path` (normally `/mandate`). Returns `None` only when it is not an object at all.
 pub(crate) fn read_mandate(r: &mut Reader, v: &Value, path: &str) -> Option<Mandate> {
     let m = r.object(v, path, MANDATE_MEMBERS, &[])?;
-    let p = |k: &str| seg(path, k);
+    let p = |k: &str| member(path, k);
     let mut out = Mandate { user_cart_confirmation_required: true, ..Mandate::default() };
     out.id = m.get("id").and_then(|x| r.id(x, &p("id")));
     out.description = m.get("natural_language_description").and_then(|x| r.text(x, &p("natural_language_description")));
@@ -196,12 +197,12 @@ pub(crate) fn read_mandate(r: &mut Reader, v: &Value, path: &str) -> Option<Mand
     if let Some(x) = m.get("amount_range") {
         let ap = p("amount_range");
         if let Some(am) = r.object(x, &ap, &["min", "max"], &[]) {
-            let max = r.required(am, &ap, "max").and_then(|v| r.amount(v, &seg(&ap, "max"), false));
-            let min = am.get("min").map(|v| r.amount(v, &seg(&ap, "min"), false));
+            let max = r.required(am, &ap, "max").and_then(|v| r.amount(v, &member(&ap, "max"), false));
+            let min = am.get("min").map(|v| r.amount(v, &member(&ap, "min"), false));
             match (min, max) {
                 (Some(Some(lo)), Some(hi)) if lo > hi => r.push(
                     ReasonCode::Malformed,
-                    seg(&ap, "min"),
+                    member(&ap, "min"),
                     format!("at most max ({hi})"),
                     lo.to_string(),
                     "amount_range.min is above amount_range.max: no amount can satisfy it",
@@ -214,7 +215,7 @@ pub(crate) fn read_mandate(r: &mut Reader, v: &Value, path: &str) -> Option<Mand
     if let Some(x) = m.get("budget") {
         let bp = p("budget");
         if let Some(bm) = r.object(x, &bp, &["max"], &[]) {
-            out.budget = r.required(bm, &bp, "max").and_then(|v| r.amount(v, &seg(&bp, "max"), false));
+            out.budget = r.required(bm, &bp, "max").and_then(|v| r.amount(v, &member(&bp, "max"), false));
         }
     }
     out.confirmation_threshold =
@@ -232,8 +233,9 @@ pub(crate) fn read_mandate(r: &mut Reader, v: &Value, path: &str) -> Option<Mand
         out.has_recurrence = true;
         let rp = p("recurrence");
         if let Some(rm) = r.object(x, &rp, &["frequency", "max_occurrences"], &[]) {
-            let frequency = r.required(rm, &rp, "frequency").and_then(|f| read_frequency(r, f, &seg(&rp, "frequency")));
-            let max = rm.get("max_occurrences").map(|c| r.count(c, &seg(&rp, "max_occurrences"), 1));
+            let frequency =
+                r.required(rm, &rp, "frequency").and_then(|f| read_frequency(r, f, &member(&rp, "frequency")));
+            let max = rm.get("max_occurrences").map(|c| r.count(c, &member(&rp, "max_occurrences"), 1));
             out.recurrence = match (frequency, max) {
                 (Some(frequency), None) => Some(Recurrence { frequency, max_occurrences: None }),
                 (Some(frequency), Some(Some(n))) => Some(Recurrence { frequency, max_occurrences: Some(n) }),
@@ -265,7 +267,7 @@ pub(crate) fn read_merchants(r: &mut Reader, v: &Value, path: &str) -> Option<Ve
     let mut out = Vec::with_capacity(list.len());
     let mut ok = true;
     for (i, x) in list.iter().enumerate() {
-        match read_merchant(r, x, &idx(path, i)) {
+        match read_merchant(r, x, &element(path, i)) {
             Some(mr) => out.push(mr),
             None => ok = false,
         }
@@ -276,9 +278,9 @@ pub(crate) fn read_merchants(r: &mut Reader, v: &Value, path: &str) -> Option<Ve
 /// `{"id": "...", "name": "..."}`.
 pub(crate) fn read_merchant(r: &mut Reader, v: &Value, path: &str) -> Option<MerchantRef> {
     let m = r.object(v, path, &["id", "name"], &[])?;
-    let id = r.required(m, path, "id").and_then(|x| r.id(x, &seg(path, "id")));
+    let id = r.required(m, path, "id").and_then(|x| r.id(x, &member(path, "id")));
     let name = match m.get("name") {
-        Some(x) => Some(r.text(x, &seg(path, "name"))?),
+        Some(x) => Some(r.text(x, &member(path, "name"))?),
         None => None,
     };
     Some(MerchantRef { id: id?, name })
@@ -290,30 +292,30 @@ fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRe
     let mut ok = true;
     let mut seen: HashSet<String> = HashSet::new();
     for (i, x) in list.iter().enumerate() {
-        let rp = idx(path, i);
+        let rp = element(path, i);
         let Some(m) = r.object(x, &rp, &["id", "acceptable_items", "quantity"], &[]) else {
             ok = false;
             continue;
         };
-        let id = r.required(m, &rp, "id").and_then(|x| r.id(x, &seg(&rp, "id")));
-        let quantity = r.required(m, &rp, "quantity").and_then(|x| r.quantity(x, &seg(&rp, "quantity")));
+        let id = r.required(m, &rp, "id").and_then(|x| r.id(x, &member(&rp, "id")));
+        let quantity = r.required(m, &rp, "quantity").and_then(|x| r.quantity(x, &member(&rp, "quantity")));
         let mut items = Vec::new();
         let mut items_ok = false;
         if let Some(list) = r.required(m, &rp, "acceptable_items").and_then(|x| {
-            let ap = seg(&rp, "acceptable_items");
+            let ap = member(&rp, "acceptable_items");
             r.array(x, &ap, 1).map(|a| (a, ap))
         }) {
             let (list, ap) = list;
             items_ok = true;
             for (j, it) in list.iter().enumerate() {
-                let ip = idx(&ap, j);
+                let ip = element(&ap, j);
                 let Some(im) = r.object(it, &ip, &["id", "title", "unit_amount"], &[]) else {
                     items_ok = false;
                     continue;
                 };
-                let item_id = r.required(im, &ip, "id").and_then(|x| r.id(x, &seg(&ip, "id")));
-                let title = im.get("title").map(|x| r.text(x, &seg(&ip, "title")));
-                let unit = im.get("unit_amount").map(|x| r.amount(x, &seg(&ip, "unit_amount"), false));
+                let item_id = r.required(im, &ip, "id").and_then(|x| r.id(x, &member(&ip, "id")));
+                let title = im.get("title").map(|x| r.text(x, &member(&ip, "title")));
+                let unit = im.get("unit_amount").map(|x| r.amount(x, &member(&ip, "unit_amount"), false));
                 if matches!(title, Some(None)) || matches!(unit, Some(None)) {
                     items_ok = false;
                 }
@@ -324,7 +326,7 @@ fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRe
                 if !seen.insert(item_id.clone()) {
                     r.push(
                         ReasonCode::Malformed,
-                        seg(&ip, "id"),
+                        member(&ip, "id"),
                         "each item id in at most one acceptable_items entry",
                         quote(&item_id),
                         format!(

@@ -6,26 +6,7 @@ use serde_json::{Map, Value};
 use super::decision::{Reason, ReasonCode};
 use super::money::{self, AmountError, Currency, CurrencyError, MAX_SAFE};
 use super::time::{TimeError, Timestamp};
-
-/// RFC 6901 pointer to member `key` under `path`.
-pub(crate) fn seg(path: &str, key: &str) -> String {
-    let mut s = String::with_capacity(path.len() + key.len() + 1);
-    s.push_str(path);
-    s.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => s.push_str("~0"),
-            '/' => s.push_str("~1"),
-            c => s.push(c),
-        }
-    }
-    s
-}
-
-/// RFC 6901 pointer to element `i` under `path`.
-pub(crate) fn idx(path: &str, i: usize) -> String {
-    format!("{path}/{i}")
-}
+use crate::pointer::{element, member, type_name};
 
 /// A value as compact JSON for a reason's `actual`, cut to 80 characters.
 pub(crate) fn show(v: &Value) -> String {
@@ -41,17 +22,6 @@ pub(crate) fn show(v: &Value) -> String {
 /// A quoted string for messages, cut to 80 characters.
 pub(crate) fn quote(s: &str) -> String {
     show(&Value::String(s.to_owned()))
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// Collects the reasons found while reading.
@@ -93,7 +63,7 @@ impl Reader {
             if !known.contains(&k.as_str()) && !ignored.contains(&k.as_str()) {
                 self.push(
                     ReasonCode::Malformed,
-                    seg(path, k),
+                    member(path, k),
                     format!("one of the members: {}", known.join(", ")),
                     show(val),
                     format!("unknown member {}: an unknown field never passes unnoticed", quote(k)),
@@ -107,7 +77,7 @@ impl Reader {
     pub(crate) fn required<'v>(&mut self, m: &'v Map<String, Value>, path: &str, key: &str) -> Option<&'v Value> {
         let v = m.get(key);
         if v.is_none() {
-            self.push(ReasonCode::Malformed, seg(path, key), "present", "missing", format!("{key:?} is required"));
+            self.push(ReasonCode::Malformed, member(path, key), "present", "missing", format!("{key:?} is required"));
         }
         v
     }
@@ -252,7 +222,7 @@ impl Reader {
         let mut out = Vec::with_capacity(list.len());
         let mut ok = true;
         for (i, x) in list.iter().enumerate() {
-            match self.id(x, &idx(path, i)) {
+            match self.id(x, &element(path, i)) {
                 Some(s) => out.push(s),
                 None => ok = false,
             }
@@ -267,12 +237,12 @@ impl Reader {
         };
         let mut out = Vec::new();
         for (i, x) in list.iter().enumerate() {
-            let p = idx(path, i);
+            let p = element(path, i);
             let Value::Object(m) = x else {
                 self.malformed(&p, "an object with a \"type\"", x);
                 continue;
             };
-            if let Some(t) = self.required(m, &p, "type").and_then(|t| self.id(t, &seg(&p, "type"))) {
+            if let Some(t) = self.required(m, &p, "type").and_then(|t| self.id(t, &member(&p, "type"))) {
                 out.push((p, t));
             }
         }
@@ -292,8 +262,8 @@ mod tests {
 
     #[test]
     fn pointers_escape_members() {
-        assert_eq!(seg("/a", "b/c~d"), "/a/b~1c~0d");
-        assert_eq!(idx("/a", 3), "/a/3");
+        assert_eq!(member("/a", "b/c~d"), "/a/b~1c~0d");
+        assert_eq!(element("/a", 3), "/a/3");
     }
 
     #[test]

@@ -10,9 +10,10 @@ use super::decision::{Decision, Reason, ReasonCode};
 use super::ledger::{Ledger, read_ledger};
 use super::mandate::{AcceptableItem, Mandate, read_mandate};
 use super::money::{self, Currency, format_amount};
-use super::read::{Reader, quote, seg};
+use super::read::{Reader, quote};
 use super::time::Timestamp;
 use super::totals::{Located, TotalsOutcome, check_totals};
+use crate::pointer::member;
 
 /// `object` of a purchase decision.
 pub const PURCHASE_OBJECT: &str = "purchase_check";
@@ -211,7 +212,7 @@ impl Ctx<'_> {
             let Some(&(ri, acceptable)) = by_id.get(item_id.as_str()) else {
                 self.push(
                     ReasonCode::ItemNotAllowed,
-                    seg(&line.path, "item") + "/id",
+                    member(&line.path, "item") + "/id",
                     "an item id listed in the mandate's acceptable_items",
                     quote(item_id),
                     format!("item {} is not one the user accepted", quote(item_id)),
@@ -221,7 +222,7 @@ impl Ctx<'_> {
             if let Some(q) = line.quantity {
                 let entry = &mut counted[ri];
                 entry.0 = entry.0.saturating_add(q);
-                entry.1.get_or_insert_with(|| seg(&line.path, "quantity"));
+                entry.1.get_or_insert_with(|| member(&line.path, "quantity"));
             }
             let (Some(approved), Some(cur)) = (acceptable.unit_amount, money) else { continue };
             if let Some(unit) = line.unit_amount {
@@ -488,7 +489,7 @@ impl Ctx<'_> {
             && ac != cc
         {
             let message = format!("the allowance is in {ac}, the checkout in {cc}");
-            self.push(ReasonCode::CurrencyMismatch, seg(&a.path, "currency"), cc.code(), ac.code(), message);
+            self.push(ReasonCode::CurrencyMismatch, member(&a.path, "currency"), cc.code(), ac.code(), message);
         }
         if let (Some(max), Some(t), Some(ac)) = (a.max_amount, &self.totals.total, a.currency)
             && Some(ac) == c.currency
@@ -510,7 +511,7 @@ impl Ctx<'_> {
             let message = format!("the allowance expired at {exp}; it is now {now}");
             self.push(
                 ReasonCode::AllowanceExpired,
-                seg(&a.path, "expires_at"),
+                member(&a.path, "expires_at"),
                 format!("before {exp}"),
                 now.to_rfc3339(),
                 message,
@@ -522,7 +523,7 @@ impl Ctx<'_> {
             let message = format!("the allowance is bound to checkout {}, not {}", quote(sid), quote(cid));
             self.push(
                 ReasonCode::AllowanceCheckoutMismatch,
-                seg(&a.path, "checkout_session_id"),
+                member(&a.path, "checkout_session_id"),
                 quote(cid),
                 quote(sid),
                 message,
@@ -534,7 +535,7 @@ impl Ctx<'_> {
             let message = format!("the allowance is bound to merchant {}, not {}", quote(mid), quote(&merchant.id));
             self.push(
                 ReasonCode::AllowanceMerchantMismatch,
-                seg(&a.path, "merchant_id"),
+                member(&a.path, "merchant_id"),
                 quote(&merchant.id),
                 quote(mid),
                 message,
@@ -548,7 +549,7 @@ impl Ctx<'_> {
             return;
         }
         for line in &c.lines {
-            let path = seg(&line.path, "refundable");
+            let path = member(&line.path, "refundable");
             match line.refundable {
                 Some(true) => {}
                 Some(false) => {

@@ -5,7 +5,7 @@
 use super::checkout::{Checkout, Convention, TotalKind, Totals};
 use super::decision::{Reason, ReasonCode};
 use super::money::{self, Currency, Overflow, format_amount};
-use super::read::seg;
+use crate::pointer::member;
 
 /// What a total entry does to the sum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +137,7 @@ impl Ctx<'_> {
                 message,
             ));
         }
-        let entry_path = |i: usize, k: &str| seg(&format!("{}/{i}", totals.path), k);
+        let entry_path = |i: usize, k: &str| member(&format!("{}/{i}", totals.path), k);
         for e in &totals.entries {
             let Some(kind) = &e.kind else { continue };
             let r = role(kind);
@@ -247,7 +247,7 @@ pub(crate) fn check_totals(c: &Checkout, out: &mut Vec<Reason>) -> TotalsOutcome
             && line_unit != item_unit
         {
             cx.mismatch(
-                seg(&line.path, "unit_amount"),
+                member(&line.path, "unit_amount"),
                 item_unit,
                 line_unit,
                 "line unit_amount differs from item.unit_amount",

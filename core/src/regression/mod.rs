@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use crate::api;
 use crate::check::CompiledPolicy;
 use crate::error::{Error, ErrorCode, Result};
+use crate::pointer::{member, type_name};
 use crate::policy::{self, CheckerVersion, Replies};
 
 /// `object` of a regression document (seed 000).
@@ -291,27 +292,12 @@ fn receipts_refused(e: Error) -> Error {
     }
 }
 
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn pointer(base: &str, key: &str) -> String {
-    format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"))
-}
-
 fn unknown_members(m: &Map<String, Value>, base: &str, allowed: &[&str]) -> Result<()> {
     // Map keys iterate in code-point order, as the Check API reports unknown members.
     match m.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err(Error::new(
             ErrorCode::UnknownField,
-            pointer(base, k),
+            member(base, k),
             format!("unknown member '{k}' (allowed: {})", allowed.join(", ")),
         )),
         None => Ok(()),
@@ -340,7 +326,7 @@ fn one_of(v: &Value, path: &str, allowed: &[&str], why: &str) -> Result<()> {
 }
 
 fn required<'v>(m: &'v Map<String, Value>, base: &str, key: &str) -> Result<&'v Value> {
-    m.get(key).ok_or_else(|| Error::new(ErrorCode::MissingField, pointer(base, key), format!("'{key}' is required")))
+    m.get(key).ok_or_else(|| Error::new(ErrorCode::MissingField, member(base, key), format!("'{key}' is required")))
 }
 
 /// Runs `request` (seed 000's `export_regression` arguments: a `policy_check` request with `verify` only

@@ -1,0 +1,28 @@
+//! Reading the shared vectors (`vectors/` at the repository root) for the vector tests.
+#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// `vectors/` at the repository root.
+pub(crate) fn vectors() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors")
+}
+
+/// A JSON file, or a panic that names it.
+pub(crate) fn load(path: &Path) -> Value {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The `.json` files of `vectors/<group>/`, sorted by name.
+pub(crate) fn group_files(group: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(vectors().join(group))
+        .unwrap_or_else(|e| panic!("vectors/{group}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
