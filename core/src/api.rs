@@ -6,6 +6,8 @@ use serde::Serialize;
 use crate::check::{CompiledPolicy, Finding, span};
 use crate::error::{Error, ErrorCode, Result};
 use crate::policy::{self, CheckRequest, CheckerVersion, Record, Replies};
+pub use crate::proof::verify::Verifier;
+use crate::proof::verify::utf8;
 
 /// What a check result does and does not prove (seed 000's `proof` object).
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -263,21 +265,14 @@ pub fn replay_regression_json(regression: &[u8]) -> Result<String> {
 /// `{"ok", "reason", "message", "path", "items", "head", "evidence", "scope"}` out. `Err` (`invalid_json`) only when
 /// the bytes are not UTF-8 JSON; every other problem is a result with reason `malformed` and an `error` member.
 pub fn verify_bundle_json(request: &[u8]) -> Result<String> {
-    let text = std::str::from_utf8(request)
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: not UTF-8 ({e})")))?;
-    Ok(crate::proof::verify::verify_request_text(text)?.to_json_string())
+    Ok(crate::proof::verify::verify_request_text(utf8(request)?)?.to_json_string())
 }
 
 /// [`verify_bundle_json`] with the bundle and the options as two documents: `options` is the request without
 /// `bundle` (`{"keys", "allowTest"?, ...}`). Error paths are those of the combined request (`/keys/...`,
-/// `/bundle/...`).
+/// `/bundle/...`). To verify many bundles with the same options, read them once into a [`Verifier`].
 pub fn verify_bundle_with_options_json(bundle: &[u8], options: &[u8]) -> Result<String> {
-    let read = |bytes: &[u8]| -> Result<String> {
-        String::from_utf8(bytes.to_vec())
-            .map_err(|e| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: not UTF-8 ({e})")))
-    };
-    let verification = crate::proof::verify::verify_parts_text(&read(bundle)?, &read(options)?)?;
-    Ok(verification.to_json_string())
+    Ok(crate::proof::verify::verify_parts_text(utf8(bundle)?, utf8(options)?)?.to_json_string())
 }
 
 #[cfg(test)]

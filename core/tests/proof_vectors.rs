@@ -181,3 +181,62 @@ fn the_two_argument_form_agrees() {
     let v: Value = serde_json::from_str(&curbi::api::verify_bundle_json(dup).unwrap()).unwrap();
     assert_eq!((v["reason"].as_str(), v["error"]["code"].as_str()), (Some("malformed"), Some("invalid_json")));
 }
+
+/// The verifier handle (`api::Verifier`): for every vector whose request has a bundle, a verifier built once from
+/// the rest of the request gives the whole request's result byte for byte, or, when those options cannot be used,
+/// refuses to be built with the code and pointer the whole request reports as `malformed`. One verifier is then
+/// shared by threads.
+#[test]
+fn a_verifier_built_once_gives_the_whole_requests_result() {
+    let mut built = 0;
+    let mut refused = 0;
+    for case in cases() {
+        let name = case["name"].as_str().unwrap();
+        let doc: Value = serde_json::from_slice(&read(case["file"].as_str().unwrap())).unwrap();
+        let Some(bundle) = doc["input"].get("bundle") else { continue };
+        let mut options = doc["input"].clone();
+        options.as_object_mut().unwrap().remove("bundle");
+        let whole = curbi::api::verify_bundle_json(&serde_json::to_vec(&doc["input"]).unwrap()).unwrap();
+        match curbi::api::Verifier::from_json(&serde_json::to_vec(&options).unwrap()) {
+            Ok(verifier) => {
+                let out = verifier.verify_json(&serde_json::to_vec(bundle).unwrap()).unwrap();
+                assert_eq!(out, whole, "{name}");
+                built += 1;
+            }
+            Err(e) => {
+                let v: Value = serde_json::from_str(&whole).unwrap();
+                assert_eq!(v["reason"], "malformed", "{name}");
+                assert_eq!(v["error"]["code"], e.code.as_str(), "{name}");
+                assert_eq!(v["error"]["path"], e.path.as_str(), "{name}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(built >= 55 && refused >= 10, "{built} built, {refused} refused");
+
+    let doc: Value = serde_json::from_slice(&read("valid-four-domains.json")).unwrap();
+    let mut options = doc["input"].clone();
+    let bundle = serde_json::to_vec(&options.as_object_mut().unwrap().remove("bundle").unwrap()).unwrap();
+    let verifier = curbi::api::Verifier::from_json(&serde_json::to_vec(&options).unwrap()).unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                assert!(verifier.verify_json(&bundle).unwrap().starts_with(r#"{"ok":true,"reason":"verifies""#))
+            });
+        }
+    });
+    // Only text that is not JSON is an Err; a bundle that cannot be read is a result under /bundle.
+    assert!(verifier.verify_json(b"{").is_err());
+    assert!(verifier.verify_json(&[0xff]).is_err());
+    let v: Value =
+        serde_json::from_str(&verifier.verify_json(br#"{"object":"curbi.proof/0.1","x":1}"#).unwrap()).unwrap();
+    assert_eq!((v["reason"].as_str(), v["error"]["path"].as_str()), (Some("malformed"), Some("/bundle/x")));
+    let v: Value = serde_json::from_str(&verifier.verify_json(br#"{"head":"a","head":"b"}"#).unwrap()).unwrap();
+    assert_eq!((v["error"]["code"].as_str(), v["error"]["path"].as_str()), (Some("invalid_json"), Some("/bundle")));
+    // Options that cannot be used: not an object, repeated members, a bundle among them, no keys.
+    let refuse = |text: &str| curbi::api::Verifier::from_json(text.as_bytes()).err().map(|e| (e.code.as_str(), e.path));
+    assert_eq!(refuse("[]"), Some(("invalid_type", String::new())));
+    assert_eq!(refuse(r#"{"keys":{"keys":[]},"keys":{"keys":[]}}"#), Some(("invalid_json", String::new())));
+    assert_eq!(refuse(r#"{"keys":{"keys":[]},"bundle":{}}"#), Some(("unknown_field", "/bundle".to_owned())));
+    assert_eq!(refuse("{}"), Some(("missing_field", "/keys".to_owned())));
+}

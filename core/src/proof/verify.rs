@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use super::bundle::{BundleSeed, ParsedBundle, ParsedItem, read_head};
 use super::encoding::{encode_std, hex};
 use super::envelope::{Envelope, Receipt, Status};
-use super::json::{Container, Shaped, first_repeat, read_text, wrong_type, wrong_type_named};
+use super::json::{Container, Shaped, first_repeat, parse_strict, read_text, wrong_type, wrong_type_named};
 use super::keys::{KeySet, TrustedKey};
 use super::merkle::{self, Hash};
 use super::note::{self, NoteVerifier, SignatureKind, SignedCheckpoint};
@@ -478,6 +478,69 @@ impl<'de> Container<'de> for RequestSeed {
     }
 }
 
+/// A verifier with its trust anchor and options read once (DESIGN §2: compiled objects cross as handles). Build it
+/// from the options document, then verify any number of bundle documents with it, from any number of threads; each
+/// bundle gives exactly the result of a whole request made of these options and that bundle.
+#[derive(Debug, Clone)]
+pub struct Verifier {
+    options: VerifyOptions,
+}
+
+const OPTIONS_DOCUMENT: &str = "an options object {keys, allowTest, ...}";
+
+impl Verifier {
+    pub fn new(options: VerifyOptions) -> Verifier {
+        Verifier { options }
+    }
+
+    /// Reads the options document `{keys, allowTest?, mode?, now?, known?, trustBundleKeys?, witnesses?}` strictly.
+    /// Options that cannot be used are `Err` with the stable code and pointer (`/keys/keys/0/x`) that a whole request
+    /// with these options reports under reason `malformed`; repeated member names are `invalid_json`.
+    pub fn from_text(options: &str) -> Result<Verifier, Error> {
+        let value = parse_strict(options)?;
+        let Value::Object(obj) = &value else { return Err(wrong_type("", OPTIONS_DOCUMENT, &value)) };
+        Ok(Verifier { options: VerifyOptions::from_request(obj, &[])? })
+    }
+
+    /// [`Verifier::from_text`] over bytes (`invalid_json` when they are not UTF-8).
+    pub fn from_json(options: &[u8]) -> Result<Verifier, Error> {
+        Verifier::from_text(utf8(options)?)
+    }
+
+    pub fn options(&self) -> &VerifyOptions {
+        &self.options
+    }
+
+    /// Verifies a parsed bundle.
+    pub fn verify(&self, bundle: &ParsedBundle) -> Verification {
+        verify_bundle(bundle, &self.options)
+    }
+
+    /// Verifies a bundle document given as JSON text, streamed ([`ParsedBundle::from_text`]). `Err` only when the
+    /// text is not JSON; an unreadable bundle is a result with reason `malformed` and a pointer under `/bundle`, as
+    /// in a whole request.
+    pub fn verify_text(&self, bundle: &str) -> Result<Verification, Error> {
+        if let Some(e) = first_repeat(bundle)? {
+            return Ok(Verification::malformed(Error::new(e.code, format!("/bundle{}", e.path), e.message)));
+        }
+        Ok(match read_text(bundle, BundleSeed { path: "/bundle" })? {
+            Ok(b) => self.verify(&b),
+            Err(e) => Verification::malformed(e),
+        })
+    }
+
+    /// [`Verifier::verify_text`] over bytes, to the result document (compact JSON): the entry every binding uses.
+    pub fn verify_json(&self, bundle: &[u8]) -> Result<String, Error> {
+        Ok(self.verify_text(utf8(bundle)?)?.to_json_string())
+    }
+}
+
+/// UTF-8 text, or `invalid_json` (JSON text is UTF-8).
+pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: not UTF-8 ({e})")))
+}
+
 /// [`verify_request_text`] with the bundle and the options (the request without `bundle`) as two texts. Error
 /// paths are those of the combined request. `Err` only when either text is not JSON at all.
 pub fn verify_parts_text(bundle: &str, options: &str) -> Result<Verification, Error> {
@@ -490,7 +553,7 @@ pub fn verify_parts_text(bundle: &str, options: &str) -> Result<Verification, Er
     }
     let options_value: Value = serde_json::from_str(options).map_err(|e| Error::from_json_error(&e))?;
     let Value::Object(request) = options_value else {
-        return Ok(Verification::malformed(wrong_type("", "an options object {keys, allowTest, ...}", &options_value)));
+        return Ok(Verification::malformed(wrong_type("", OPTIONS_DOCUMENT, &options_value)));
     };
     if request.contains_key("bundle") {
         let e = Error::new(ErrorCode::UnknownField, "/bundle", "pass the bundle as its own document, not in options");
