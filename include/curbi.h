@@ -71,6 +71,12 @@ typedef struct curbi_bytes curbi_bytes;
  */
 typedef struct curbi_policy curbi_policy;
 
+/*
+ A Proof of Action verifier: the trust anchor (`keys`) and options read once. Immutable, safe to share between
+ threads. Free with `curbi_verifier_free`.
+ */
+typedef struct curbi_verifier curbi_verifier;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -169,6 +175,35 @@ curbi_status curbi_verify_bundle(const uint8_t *request_json,
                                  size_t request_len,
                                  curbi_bytes **result_out,
                                  curbi_bytes **error_out);
+
+/*
+ Reads the options of `curbi_verify_bundle` once: the request without `bundle`, `{"keys", "allowTest"?, "mode"?,
+ "now"?, "known"?, "trustBundleKeys"?, "witnesses"?}`. On success writes a new handle to `*verifier_out`. Options
+ that cannot be used are `CURBI_STATUS_INVALID_INPUT` with the error document (if `error_out` is non-NULL): the
+ code and path (`/keys/keys/0/x`) that a whole request with these options reports under reason `malformed`.
+ */
+curbi_status curbi_verifier_new(const uint8_t *options_json,
+                                size_t options_len,
+                                curbi_verifier **verifier_out,
+                                curbi_bytes **error_out);
+
+/*
+ Frees a verifier. NULL is a no-op. The handle must not be in use by another thread.
+ */
+void curbi_verifier_free(curbi_verifier *verifier);
+
+/*
+ Verifies one bundle document (the `bundle` member of a request, as JSON) with a verifier. On success writes the
+ result document to `*result_out`: byte for byte what `curbi_verify_bundle` returns for the verifier's options
+ with this bundle. A rejected bundle is `CURBI_STATUS_OK` with `ok: false` (an unreadable one has reason
+ `malformed` and a path under `/bundle`); only text that is not JSON is `CURBI_STATUS_INVALID_INPUT`.
+ Thread-safe: many threads may verify with one verifier at once. Large bundles use every core.
+ */
+curbi_status curbi_verifier_verify(const curbi_verifier *verifier,
+                                   const uint8_t *bundle_json,
+                                   size_t bundle_len,
+                                   curbi_bytes **result_out,
+                                   curbi_bytes **error_out);
 
 /*
  Pointer to a document's bytes (valid until `curbi_bytes_free`); NULL for a NULL document.

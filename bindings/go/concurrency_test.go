@@ -1,8 +1,9 @@
 package curbi
 
-// One compiled Policy, many goroutines; Close racing with checks; finalizers and KeepAlive under collection.
+// One Policy or Verifier, many goroutines; Close racing with calls; finalizers and KeepAlive under collection.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -53,40 +54,64 @@ func TestConcurrentChecksAgreeWithSequential(t *testing.T) {
 	if findings < len(sharedReplies)/2 {
 		t.Fatalf("only %d findings in %d replies: the comparison below would prove little", findings, len(sharedReplies))
 	}
+	agreeConcurrently(t, 64, 20, len(sharedReplies), func(i int) error {
+		got, err := p.Check(sharedReplies[i], nil)
+		if err == nil && !reflect.DeepEqual(got, want[i]) {
+			err = fmt.Errorf("%q: concurrent %+v, sequential %+v", sharedReplies[i], got, want[i])
+		}
+		return err
+	})
+}
 
-	const goroutines, rounds = 64, 20
+func TestConcurrentVerificationsAgreeWithSequential(t *testing.T) {
+	options, bundle := validProof(t)
+	v := mustVerifier(t, options)
+	bundles := [][]byte{bundle, []byte(`{"object":"curbi.proof/0.1","x":1}`), []byte(`{"head":"a","head":"b"}`)}
+	want := make([]*Verification, len(bundles))
+	for i, b := range bundles {
+		res, err := v.Verify(b)
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		want[i] = res
+	}
+	if !want[0].OK || want[1].OK {
+		t.Fatalf("the first bundle should verify and the second not: %+v, %+v", want[0], want[1])
+	}
+	agreeConcurrently(t, 16, 10, len(bundles), func(i int) error {
+		got, err := v.Verify(bundles[i])
+		if err == nil && !bytes.Equal(got.Document, want[i].Document) {
+			err = fmt.Errorf("%s: concurrent %s, sequential %s", bundles[i], got.Document, want[i].Document)
+		}
+		return err
+	})
+}
+
+// agreeConcurrently runs call(i) for every i < n, rounds times, from each of goroutines goroutines at once, each
+// walking from a different start so that different inputs run at once. call returns an error when its result
+// disagrees with the sequential one; the first is reported, with how many there were.
+func agreeConcurrently(t *testing.T, goroutines, rounds, n int, call func(i int) error) {
+	t.Helper()
 	var wg sync.WaitGroup
 	var mismatches atomic.Int64
-	errs := make(chan error, goroutines)
+	first := make(chan error, 1)
 	for g := range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for round := range rounds {
-				// Each goroutine walks the replies from a different start, so different replies run at once.
-				for k := range sharedReplies {
-					i := (g + round + k) % len(sharedReplies)
-					got, err := p.Check(sharedReplies[i], nil)
-					if err != nil {
-						errs <- err
-						return
-					}
-					if !reflect.DeepEqual(got, want[i]) {
-						if mismatches.Add(1) == 1 {
-							errs <- fmt.Errorf("%q: concurrent %+v, sequential %+v", sharedReplies[i], got, want[i])
-						}
+				for k := range n {
+					if err := call((g + round + k) % n); err != nil && mismatches.Add(1) == 1 {
+						first <- err
 					}
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if n := mismatches.Load(); n != 0 {
-		t.Errorf("%d of %d concurrent checks disagreed with the sequential results", n, goroutines*rounds*len(sharedReplies))
+	if bad := mismatches.Load(); bad != 0 {
+		t.Errorf("%d of %d concurrent calls disagreed with the sequential results; the first: %v", bad,
+			goroutines*rounds*n, <-first)
 	}
 }
 
@@ -102,48 +127,80 @@ func TestCloseWhileChecking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		var ok, closed atomic.Int64
-		for range 16 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				for {
-					got, err := p.Check(sharedReplies[8], nil)
-					switch {
-					case errors.Is(err, ErrClosed):
-						closed.Add(1)
-						return
-					case err != nil:
-						t.Error(err)
-						return
-					case !reflect.DeepEqual(got, want):
-						t.Errorf("got %+v", got)
-						return
-					}
-					ok.Add(1)
-				}
-			}()
-		}
-		close(start)
-		runtime.Gosched()
-		if err := p.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Check(sharedReplies[8], nil); !errors.Is(err, ErrClosed) {
-			t.Fatalf("after Close: want ErrClosed, got %v", err)
-		}
-		wg.Wait()
-		if closed.Load() != 16 {
-			t.Fatalf("%d of 16 goroutines saw ErrClosed", closed.Load())
-		}
+		closeWhileCalling(t, p.Close, func() error {
+			got, err := p.Check(sharedReplies[8], nil)
+			if err == nil && !reflect.DeepEqual(got, want) {
+				err = fmt.Errorf("got %+v", got)
+			}
+			return err
+		})
 	}
 }
 
-// TestFinalizersUnderGC drops Policies right after one Check, without Close, while the collector runs at
-// GOGC=1 and from a second goroutine: the finalizer may free a Policy only once no check uses it (KeepAlive).
+// TestCloseWhileVerifying: the same misuse with a Verifier.
+func TestCloseWhileVerifying(t *testing.T) {
+	options, bundle := validProof(t)
+	for range 20 {
+		v, err := NewVerifier(options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := v.Verify(bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeWhileCalling(t, v.Close, func() error {
+			got, err := v.Verify(bundle)
+			if err == nil && !bytes.Equal(got.Document, want.Document) {
+				err = fmt.Errorf("got %s", got.Document)
+			}
+			return err
+		})
+	}
+}
+
+// closeWhileCalling runs call in a loop on 16 goroutines and closes the handle meanwhile: call must give the right
+// result (nil) until it gives ErrClosed, and ErrClosed from then on.
+func closeWhileCalling(t *testing.T, closeHandle func() error, call func() error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	var closed atomic.Int64
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for {
+				err := call()
+				if errors.Is(err, ErrClosed) {
+					closed.Add(1)
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	close(start)
+	runtime.Gosched()
+	if err := closeHandle(); err != nil {
+		t.Fatal(err)
+	}
+	if err := call(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: want ErrClosed, got %v", err)
+	}
+	wg.Wait()
+	if closed.Load() != 16 {
+		t.Fatalf("%d of 16 goroutines saw ErrClosed", closed.Load())
+	}
+}
+
+// TestFinalizersUnderGC drops Policies and Verifiers right after one call, without Close, while the collector
+// runs at GOGC=1 and from a second goroutine: the finalizer may free a handle only once no call uses it
+// (KeepAlive).
 func TestFinalizersUnderGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(1))
 	stop := make(chan struct{})
@@ -160,6 +217,7 @@ func TestFinalizersUnderGC(t *testing.T) {
 		}
 	}()
 	want := Finding{"price:mismatch", [2]int{16, 19}, "$99", "Starter is $49, not $99."}
+	options, bundle := validProof(t)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
@@ -173,6 +231,10 @@ func TestFinalizersUnderGC(t *testing.T) {
 				}
 				if len(res.Findings) != 1 || res.Findings[0] != want {
 					t.Errorf("got %+v", res.Findings)
+					return
+				}
+				if v, err := verifyOnce(options, bundle); err != nil || !v.OK {
+					t.Errorf("got %+v, %v", v, err)
 					return
 				}
 			}
@@ -189,8 +251,18 @@ func checkOnce(policy, reply string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	expectLeak(p)
+	expectLeak(&p.h)
 	return p.Check(reply, nil)
+}
+
+// verifyOnce makes a Verifier, verifies once and drops it.
+func verifyOnce(options, bundle []byte) (*Verification, error) {
+	v, err := NewVerifier(options)
+	if err != nil {
+		return nil, err
+	}
+	expectLeak(&v.h)
+	return v.Verify(bundle)
 }
 
 // TestVersion: the linked library, the header it was compiled against and Cargo.toml agree.

@@ -12,6 +12,9 @@
 //   - Check, the Check API in one call: a request document in (docs/CHECK_API.md), the parsed response out,
 //     including batches ("cases"). Spans are UTF-16 code units, exactly as on the wire.
 //
+// Proof of Action bundles (docs/PROOF.md) likewise: VerifyBundle in one call, or NewVerifier once with the keys
+// and options, then Verifier.Verify per bundle, from any number of goroutines.
+//
 // Invalid input is an *Error with a stable Code (vectors/errors.json), a Message and the JSON pointer Path of
 // the offending value.
 package curbi

@@ -34,8 +34,11 @@ const (
 	statusBufferTooSmall status = C.CURBI_STATUS_BUFFER_TOO_SMALL
 )
 
-// cPolicy lets the rest of the package name the handle type without importing "C".
-type cPolicy = C.curbi_policy
+// cPolicy and cVerifier let the rest of the package name the handle types without importing "C".
+type (
+	cPolicy   = C.curbi_policy
+	cVerifier = C.curbi_verifier
+)
 
 // headerVersion is CURBI_VERSION from the header this package was compiled against; the tests compare it with
 // the linked library's curbi_version() so a stale header or library is caught.
@@ -93,26 +96,36 @@ func outcome(st C.curbi_status, result, errDoc *C.curbi_bytes) ([]byte, error) {
 	return doc, nil
 }
 
-// compilePolicy calls curbi_policy_compile. The caller owns the returned handle.
-func compilePolicy(policyJSON []byte) (*C.curbi_policy, error) {
-	p, n := cBytes(policyJSON)
-	var handle *C.curbi_policy
+// newHandle runs one of the ABI's constructors (curbi_policy_compile, curbi_verifier_new) on a document and
+// returns the new handle, which the caller owns; free releases a handle the ABI should not have written. what
+// names the handle in errors.
+func newHandle[P comparable](input []byte, what string, create func(*C.uint8_t, C.size_t, *P, **C.curbi_bytes) C.curbi_status,
+	free func(P)) (P, error) {
+	p, n := cBytes(input)
+	var handle, none P
 	var errDoc *C.curbi_bytes
-	st := C.curbi_policy_compile(p, n, &handle, &errDoc)
+	st := create(p, n, &handle, &errDoc)
 	errJSON, errErr := takeDocument(errDoc)
 	if status(st) != statusOK {
-		if handle != nil { // never written on failure by the ABI; free it rather than leak if it were
-			C.curbi_policy_free(handle)
+		if handle != none { // never written on failure by the ABI; free it rather than leak if it were
+			free(handle)
 		}
 		if errErr != nil {
-			return nil, errErr
+			return none, errErr
 		}
-		return nil, statusError(status(st), errJSON)
+		return none, statusError(status(st), errJSON)
 	}
-	if handle == nil {
-		return nil, &Error{Code: CodeInternal, Message: "the library reported success but wrote no policy"}
+	if handle == none {
+		return none, &Error{Code: CodeInternal, Message: "the library reported success but wrote no " + what}
 	}
 	return handle, nil
+}
+
+// compilePolicy calls curbi_policy_compile. The caller owns the returned handle.
+func compilePolicy(policyJSON []byte) (*C.curbi_policy, error) {
+	return newHandle(policyJSON, "policy", func(p *C.uint8_t, n C.size_t, h **C.curbi_policy, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_policy_compile(p, n, h, e)
+	}, freePolicy)
 }
 
 // freePolicy calls curbi_policy_free; NULL is a no-op.
@@ -127,6 +140,27 @@ func policyCheck(handle *C.curbi_policy, reply string, options []byte) ([]byte, 
 	o, on := cBytes(options)
 	var result, errDoc *C.curbi_bytes
 	st := C.curbi_policy_check(handle, r, rn, o, on, &result, &errDoc)
+	return outcome(st, result, errDoc)
+}
+
+// newVerifier calls curbi_verifier_new. The caller owns the returned handle.
+func newVerifier(options []byte) (*C.curbi_verifier, error) {
+	return newHandle(options, "verifier", func(p *C.uint8_t, n C.size_t, h **C.curbi_verifier, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_verifier_new(p, n, h, e)
+	}, freeVerifier)
+}
+
+// freeVerifier calls curbi_verifier_free; NULL is a no-op.
+func freeVerifier(handle *C.curbi_verifier) {
+	C.curbi_verifier_free(handle)
+}
+
+// verifierVerify calls curbi_verifier_verify: the verification document of one bundle.
+// The caller keeps handle alive and unfreed for the call (Verifier.Verify holds its read lock).
+func verifierVerify(handle *C.curbi_verifier, bundle []byte) ([]byte, error) {
+	b, bn := cBytes(bundle)
+	var result, errDoc *C.curbi_bytes
+	st := C.curbi_verifier_verify(handle, b, bn, &result, &errDoc)
 	return outcome(st, result, errDoc)
 }
 

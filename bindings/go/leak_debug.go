@@ -2,8 +2,8 @@
 
 package curbi
 
-// Debug builds (-tags debug): a Policy that is garbage-collected without Close is counted and logged with the
-// stack that compiled it, so tests (run with GOGC=1) find every missing Close and exercise the finalizers.
+// Debug builds (-tags debug): a Policy or Verifier that is garbage-collected without Close is counted and logged
+// with the stack that made it, so tests (run with GOGC=1) find every missing Close and exercise the finalizers.
 
 import (
 	"log"
@@ -11,24 +11,26 @@ import (
 	"sync/atomic"
 )
 
-// leakInfo is where a Policy was compiled.
+// leakInfo is what a handle is (Policy, Verifier) and where it was made.
 type leakInfo struct {
+	kind  string
 	stack []byte
-	// expected marks a Policy a test leaks on purpose (expectLeak).
+	// expected marks a handle a test leaks on purpose (expectLeak).
 	expected bool
 }
 
 var (
-	// leakedPolicies counts Policies finalized without Close that nobody expected; the tests fail on any.
-	leakedPolicies atomic.Int64
-	// expectedLeaks counts Policies finalized without Close after expectLeak.
+	// leakedHandles counts Policies and Verifiers finalized without Close that nobody expected; the tests fail on
+	// any.
+	leakedHandles atomic.Int64
+	// expectedLeaks counts Policies and Verifiers finalized without Close after expectLeak.
 	expectedLeaks atomic.Int64
 )
 
 const debugBuild = true
 
-func (l *leakInfo) record() {
-	l.stack = debug.Stack()
+func (l *leakInfo) record(kind string) {
+	l.kind, l.stack = kind, debug.Stack()
 }
 
 func (l *leakInfo) report() {
@@ -36,11 +38,11 @@ func (l *leakInfo) report() {
 		expectedLeaks.Add(1)
 		return
 	}
-	log.Printf("curbi: a Policy was garbage-collected without Close; compiled at:\n%s", l.stack)
-	leakedPolicies.Add(1) // after the log line, so whoever sees the count can read the line
+	log.Printf("curbi: a %s was garbage-collected without Close; made at:\n%s", l.kind, l.stack)
+	leakedHandles.Add(1) // after the log line, so whoever sees the count can read the line
 }
 
-// expectLeak marks p as leaked on purpose (finalizer tests), so it is counted apart.
-func expectLeak(p *Policy) {
-	p.leak.expected = true
+// expectLeak marks a Policy's or Verifier's handle as leaked on purpose (finalizer tests), so it is counted apart.
+func expectLeak[P comparable](o *owned[P]) {
+	o.leak.expected = true
 }

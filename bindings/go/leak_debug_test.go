@@ -2,7 +2,8 @@
 
 package curbi
 
-// Debug builds: finalizers report Policies that were never closed. Run with GOGC=1 (test.sh) to stress them.
+// Debug builds: finalizers report Policies and Verifiers that were never closed. Run with GOGC=1 (test.sh) to
+// stress them.
 
 import (
 	"bytes"
@@ -30,56 +31,59 @@ func collectUntil(done func() bool, timeout time.Duration) bool {
 	return done()
 }
 
-// afterTests fails the run when any Policy made by the tests was finalized without Close and not on purpose.
+// afterTests fails the run when any Policy or Verifier made by the tests was finalized without Close and not on
+// purpose.
 func afterTests() int {
 	collectUntil(func() bool { return false }, 300*time.Millisecond)
-	if n := leakedPolicies.Load(); n != 0 {
-		fmt.Fprintf(os.Stderr, "curbi debug: %d Policies were garbage-collected without Close (stacks logged above)\n", n)
+	if n := leakedHandles.Load(); n != 0 {
+		fmt.Fprintf(os.Stderr, "curbi debug: %d Policies and Verifiers were garbage-collected without Close (stacks logged above)\n", n)
 		return 1
 	}
 	return 0
 }
 
-// compileAndDrop compiles n policies and lets them go unreachable without Close.
-func compileAndDrop(t *testing.T, n int, onPurpose bool) {
+// makeAndDrop makes n Policies and n Verifiers, closes them or not, and lets them go unreachable. onPurpose
+// marks them with expectLeak.
+func makeAndDrop(t *testing.T, n int, onPurpose, closeThem bool) {
 	t.Helper()
+	options, _ := validProof(t)
 	for range n {
 		p, err := CompilePolicy([]byte(`{"prices":[{"item":"Pro","amount":49}]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if onPurpose {
-			expectLeak(p)
-		}
-	}
-}
-
-func TestDebugFinalizerFreesLeakedPolicies(t *testing.T) {
-	before := expectedLeaks.Load()
-	compileAndDrop(t, 100, true)
-	if !collectUntil(func() bool { return expectedLeaks.Load()-before >= 100 }, 10*time.Second) {
-		t.Fatalf("finalizers ran for %d of 100 leaked Policies", expectedLeaks.Load()-before)
-	}
-}
-
-func TestDebugClosedPoliciesAreNotReported(t *testing.T) {
-	leakedBefore, expectedBefore := leakedPolicies.Load(), expectedLeaks.Load()
-	for range 100 {
-		p, err := CompilePolicy([]byte(`{"prices":[{"item":"Pro","amount":49}]}`))
+		v, err := NewVerifier(options)
 		if err != nil {
 			t.Fatal(err)
 		}
-		expectLeak(p) // would be counted if the finalizer still ran after Close
-		if err := p.Close(); err != nil {
-			t.Fatal(err)
+		if onPurpose {
+			expectLeak(&p.h)
+			expectLeak(&v.h)
+		}
+		if closeThem {
+			_, _ = p.Close(), v.Close()
 		}
 	}
+}
+
+func TestDebugFinalizerFreesLeakedHandles(t *testing.T) {
+	before := expectedLeaks.Load()
+	makeAndDrop(t, 100, true, false)
+	if !collectUntil(func() bool { return expectedLeaks.Load()-before >= 200 }, 10*time.Second) {
+		t.Fatalf("finalizers ran for %d of 200 leaked Policies and Verifiers", expectedLeaks.Load()-before)
+	}
+}
+
+func TestDebugClosedHandlesAreNotReported(t *testing.T) {
+	leakedBefore, expectedBefore := leakedHandles.Load(), expectedLeaks.Load()
+	// expectLeak on each: it would be counted if the finalizer still ran after Close.
+	makeAndDrop(t, 100, true, true)
 	collectUntil(func() bool { return false }, 200*time.Millisecond)
 	if d := expectedLeaks.Load() - expectedBefore; d != 0 {
-		t.Errorf("%d closed Policies were reported by their finalizer", d)
+		t.Errorf("%d closed Policies and Verifiers were reported by their finalizer", d)
 	}
-	if d := leakedPolicies.Load() - leakedBefore; d != 0 {
-		t.Errorf("%d Policies leaked meanwhile", d)
+	if d := leakedHandles.Load() - leakedBefore; d != 0 {
+		t.Errorf("%d Policies and Verifiers leaked meanwhile", d)
 	}
 }
 
@@ -101,19 +105,24 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func TestDebugUnclosedPolicyIsLoggedWithItsStack(t *testing.T) {
+func TestDebugUnclosedHandlesAreLoggedWithTheirStacks(t *testing.T) {
 	var out syncBuffer
 	log.SetOutput(&out)
 	defer log.SetOutput(os.Stderr)
-	before := leakedPolicies.Load()
-	compileAndDrop(t, 1, false)
-	if !collectUntil(func() bool { return leakedPolicies.Load() > before }, 10*time.Second) {
-		t.Fatal("an unclosed Policy was never reported")
+	before := leakedHandles.Load()
+	makeAndDrop(t, 1, false, false)
+	if !collectUntil(func() bool { return leakedHandles.Load()-before >= 2 }, 10*time.Second) {
+		t.Fatal("an unclosed Policy and Verifier were never reported")
 	}
-	// This leak was the test's own: take it back so afterTests does not fail the run.
-	leakedPolicies.Add(-1)
+	// These leaks were the test's own: take them back so afterTests does not fail the run.
+	leakedHandles.Add(-2)
 	msg := out.String()
-	if !strings.Contains(msg, "without Close") || !strings.Contains(msg, "TestDebugUnclosedPolicyIsLoggedWithItsStack") {
-		t.Errorf("the report should say what happened and where the Policy was compiled; got:\n%s", msg)
+	for _, kind := range []string{"a Policy", "a Verifier"} {
+		if !strings.Contains(msg, kind+" was garbage-collected without Close") {
+			t.Errorf("the report should say that %s was not closed; got:\n%s", kind, msg)
+		}
+	}
+	if strings.Count(msg, "TestDebugUnclosedHandlesAreLoggedWithTheirStacks") < 2 {
+		t.Errorf("the reports should say where each handle was made; got:\n%s", msg)
 	}
 }

@@ -2,14 +2,14 @@
 
 package curbi
 
-// Release builds: the finalizer frees a Policy that was never closed, silently. See leak_debug.go.
+// Release builds: the finalizer frees a Policy or Verifier that was never closed, silently. See leak_debug.go.
 
 type leakInfo struct{}
 
 const debugBuild = false
 
-func (*leakInfo) record() {}
-func (*leakInfo) report() {}
+func (*leakInfo) record(string) {}
+func (*leakInfo) report()       {}
 
 // expectLeak is a no-op outside debug builds.
-func expectLeak(*Policy) {}
+func expectLeak[P comparable](*owned[P]) {}

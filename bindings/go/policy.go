@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"sync"
 )
 
 // Policy is a compiled policy. It is immutable and safe for concurrent use: many goroutines may call Check on
@@ -18,10 +17,7 @@ import (
 // Callers must not Close a Policy while checks on it are still running. If they do, Close waits for the running
 // checks to return, and checks that start after Close return ErrClosed: misuse is an error, never a crash.
 type Policy struct {
-	// mu guards handle: Check holds it for reading during the C call, Close for writing while it frees.
-	mu     sync.RWMutex
-	handle *cPolicy
-	leak   leakInfo // debug builds: where the Policy was made (leak_debug.go)
+	h owned[*cPolicy]
 }
 
 // CompilePolicy compiles a policy document: the JSON of the Check API's "policy" member. A schema error is an
@@ -32,8 +28,8 @@ func CompilePolicy(policyJSON []byte) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{handle: handle}
-	p.leak.record()
+	p := &Policy{}
+	p.h.hold(handle, freePolicy, "Policy")
 	runtime.SetFinalizer(p, (*Policy).finalize)
 	return p, nil
 }
@@ -103,13 +99,7 @@ func (p *Policy) Check(reply string, opts *CheckOptions) (*Result, error) {
 	if p == nil {
 		return nil, ErrClosed
 	}
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	handle, err := p.ptr()
-	if err != nil {
-		return nil, err
-	}
-	doc, err := policyCheck(handle, reply, options)
+	doc, err := p.h.use(func(handle *cPolicy) ([]byte, error) { return policyCheck(handle, reply, options) })
 	// The handle came out of p; without this, p could become unreachable during the C call and its finalizer
 	// free the handle under C's feet.
 	runtime.KeepAlive(p)
@@ -119,34 +109,20 @@ func (p *Policy) Check(reply string, opts *CheckOptions) (*Result, error) {
 	return parseResult(doc, reply)
 }
 
-// ptr is the only way to the C handle: ErrClosed after Close. Call it with p.mu held, and keep p alive
-// (runtime.KeepAlive) until the C call that uses the handle has returned.
-func (p *Policy) ptr() (*cPolicy, error) {
-	if p.handle == nil {
-		return nil, ErrClosed
-	}
-	return p.handle, nil
-}
-
 // Close frees the compiled policy. It is idempotent and always returns nil; afterwards Check returns ErrClosed.
 // It waits for checks that are running on p to finish.
 func (p *Policy) Close() error {
 	if p == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.handle == nil {
-		return nil
+	if p.h.close() {
+		runtime.SetFinalizer(p, nil)
 	}
-	freePolicy(p.handle)
-	p.handle = nil
-	runtime.SetFinalizer(p, nil)
 	return nil
 }
 
 // finalize is the safety net for a Policy that was never closed.
 func (p *Policy) finalize() {
-	p.leak.report()
+	p.h.leak.report()
 	_ = p.Close()
 }

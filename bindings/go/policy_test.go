@@ -1,6 +1,6 @@
 package curbi
 
-// CompilePolicy and Policy.Check: byte spans on non-ASCII replies, options, Close.
+// CompilePolicy and Policy.Check: byte spans on non-ASCII replies, options (Close: handle_test.go).
 
 import (
 	"encoding/json"
@@ -207,35 +207,5 @@ func TestCompilePolicyValue(t *testing.T) {
 	requireError(t, err, "too_short", "/prices/0/item")
 	if _, err := CompilePolicyValue(func() {}); err == nil || errors.As(err, new(*Error)) {
 		t.Errorf("unmarshalable value: want an encoding error, got %v", err)
-	}
-}
-
-func TestCloseIsIdempotentAndUseAfterCloseIsAnError(t *testing.T) {
-	p, err := CompilePolicy([]byte(`{"prices":[{"item":"Starter","amount":49}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Check("Starter is $99.", nil); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		if err := p.Close(); err != nil {
-			t.Fatalf("Close #%d: %v", i+1, err)
-		}
-	}
-	res, err := p.Check("Starter is $99.", nil)
-	if !errors.Is(err, ErrClosed) || res != nil {
-		t.Errorf("Check after Close: want ErrClosed, got %+v, %v", res, err)
-	}
-	if _, err := p.ptr(); !errors.Is(err, ErrClosed) {
-		t.Errorf("ptr after Close: want ErrClosed, got %v", err)
-	}
-
-	var nilPolicy *Policy
-	if _, err := nilPolicy.Check("x", nil); !errors.Is(err, ErrClosed) {
-		t.Errorf("nil Policy Check: want ErrClosed, got %v", err)
-	}
-	if err := nilPolicy.Close(); err != nil {
-		t.Errorf("nil Policy Close: %v", err)
 	}
 }

@@ -11,10 +11,10 @@ type VerificationItem struct {
 	Reason string `json:"reason"`
 }
 
-// Verification is the result of VerifyBundle (docs/PROOF.md): OK with reason "verifies", or the first reason the
-// bundle fails (bad_signature, not_in_log, fork_detected, ...), per-receipt Items, and the whole result Document
-// (head, evidence). A verified bundle shows what a trusted key signed and logged, not that the provider action
-// happened, and grants no authority.
+// Verification is the result of VerifyBundle and Verifier.Verify (docs/PROOF.md): OK with reason "verifies", or
+// the first reason the bundle fails (bad_signature, not_in_log, fork_detected, ...), per-receipt Items, and the
+// whole result Document (head, evidence). A verified bundle shows what a trusted key signed and logged, not that
+// the provider action happened, and grants no authority.
 type Verification struct {
 	OK       bool               `json:"ok"`
 	Reason   string             `json:"reason"`
@@ -31,6 +31,11 @@ func VerifyBundle(request []byte) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseVerification(doc)
+}
+
+// parseVerification reads a result document of VerifyBundle or Verifier.Verify, keeping it whole in Document.
+func parseVerification(doc []byte) (*Verification, error) {
 	var v Verification
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the verification: %v", err)}

@@ -254,10 +254,14 @@ export interface Decision {
   authorizationGranted: false
 }
 
-/** A `verify_bundle` request (docs/PROOF.md): the bundle and the caller's trust anchor. Keys inside the bundle are
- * ignored unless `trustBundleKeys`; test keys verify only with `allowTest`. */
-export interface VerifyBundleRequest {
-  bundle: object
+/** A Proof of Action bundle (docs/PROOF.md §Bundle): one JSON object, `{object: 'curbi.proof/0.1', head, receipts,
+ * consistency?, keys?}`. */
+export type ProofBundle = object
+
+/** What a verification trusts and how strictly it judges (docs/PROOF.md): a `verify_bundle` request without
+ * `bundle`, for `createVerifier`. Keys inside the bundle are ignored unless `trustBundleKeys`; test keys verify only
+ * with `allowTest`. */
+export interface VerifyOptions {
   /** Caller-pinned JWKS of OKP/Ed25519 keys. */
   keys: object
   allowTest?: boolean
@@ -267,7 +271,13 @@ export interface VerifyBundleRequest {
   /** Heads seen before (note text), to prove the log append-only. */
   known?: string[]
   trustBundleKeys?: boolean
-  witnesses?: { keys: string[]; required: number }
+  /** Pinned witness keys (C2SP vkeys, cosignature/v1); `required` defaults to all of them. */
+  witnesses?: { keys: string[]; required?: number }
+}
+
+/** A `verify_bundle` request (docs/PROOF.md): the bundle and the caller's trust anchor and options. */
+export interface VerifyBundleRequest extends VerifyOptions {
+  bundle: ProofBundle
 }
 
 /** The verifier's answer. A verified bundle shows what a trusted key signed and logged, not that the provider action

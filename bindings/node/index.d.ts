@@ -254,10 +254,14 @@ export interface Decision {
   authorizationGranted: false
 }
 
-/** A `verify_bundle` request (docs/PROOF.md): the bundle and the caller's trust anchor. Keys inside the bundle are
- * ignored unless `trustBundleKeys`; test keys verify only with `allowTest`. */
-export interface VerifyBundleRequest {
-  bundle: object
+/** A Proof of Action bundle (docs/PROOF.md §Bundle): one JSON object, `{object: 'curbi.proof/0.1', head, receipts,
+ * consistency?, keys?}`. */
+export type ProofBundle = object
+
+/** What a verification trusts and how strictly it judges (docs/PROOF.md): a `verify_bundle` request without
+ * `bundle`, for `createVerifier`. Keys inside the bundle are ignored unless `trustBundleKeys`; test keys verify only
+ * with `allowTest`. */
+export interface VerifyOptions {
   /** Caller-pinned JWKS of OKP/Ed25519 keys. */
   keys: object
   allowTest?: boolean
@@ -267,7 +271,13 @@ export interface VerifyBundleRequest {
   /** Heads seen before (note text), to prove the log append-only. */
   known?: string[]
   trustBundleKeys?: boolean
-  witnesses?: { keys: string[]; required: number }
+  /** Pinned witness keys (C2SP vkeys, cosignature/v1); `required` defaults to all of them. */
+  witnesses?: { keys: string[]; required?: number }
+}
+
+/** A `verify_bundle` request (docs/PROOF.md): the bundle and the caller's trust anchor and options. */
+export interface VerifyBundleRequest extends VerifyOptions {
+  bundle: ProofBundle
 }
 
 /** The verifier's answer. A verified bundle shows what a trusted key signed and logged, not that the provider action
@@ -316,6 +326,19 @@ export declare class PreparedOptions {
 }
 
 /**
+ * A Proof of Action verifier: the caller's keys and options read once, immutable and shared. Made by
+ * `createVerifier`; verify any number of bundles with it, concurrently.
+ */
+export declare class Verifier {
+  /**
+   * Verifies one bundle (an object or JSON text) on the libuv thread pool, resolving exactly as `verifyBundle` does
+   * for the request made of these options and this bundle. A bundle that cannot be read resolves with reason
+   * `malformed` and a path under `/bundle`; only text that is not JSON rejects.
+   */
+  verify(bundle: ProofBundle | string): Promise<Verification>
+}
+
+/**
  * The whole Check API in one call: a request (`{policy, reply | cases, record?, version?, verify?}`, as an object
  * or JSON text) in, the response document out, spans in UTF-16 code units. Throws a `CurbiError` with the first
  * error in schema order, its `path` pointing into the request.
@@ -330,6 +353,13 @@ export declare function checkAsync(request: CheckRequest | string): Promise<Chec
  * `CurbiError` whose `path` points into the policy document (e.g. `/prices/0/item`).
  */
 export declare function compilePolicy(policy: PolicyDocument | string): Policy
+
+/**
+ * Reads the verification options (`{keys, allowTest?, mode?, now?, known?, trustBundleKeys?, witnesses?}`: a
+ * `verifyBundle` request without `bundle`), as an object or JSON text, once. Options that cannot be used throw a
+ * `CurbiError` with the code and path the whole request would report under reason `malformed` (`/keys/keys/0/x`).
+ */
+export declare function createVerifier(options: VerifyOptions | string): Verifier
 
 /**
  * Every stable error code (vectors/errors.json): the `code` of a thrown `CurbiError`. The match below is exhaustive,
@@ -364,7 +394,8 @@ export declare function verifyAction(request: object | string): Decision
 /**
  * Verifies a Proof of Action bundle offline (docs/PROOF.md) on the libuv thread pool: `{bundle, keys, allowTest?,
  * mode?, now?, known?, ...}` in, `{ok, reason, items, head, evidence, ...}` out. The caller's `keys` are the trust
- * anchor. A rejected bundle resolves with `ok: false` and its reason; only text that is not JSON rejects.
+ * anchor. A rejected bundle resolves with `ok: false` and its reason; only text that is not JSON rejects. To verify
+ * many bundles under the same keys and options, read them once with `createVerifier`.
  */
 export declare function verifyBundle(request: VerifyBundleRequest | string): Promise<Verification>
 

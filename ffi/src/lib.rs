@@ -59,6 +59,13 @@ pub struct curbi_policy {
     inner: CompiledPolicy,
 }
 
+/// A Proof of Action verifier: the trust anchor (`keys`) and options read once. Immutable, safe to share between
+/// threads. Free with `curbi_verifier_free`.
+#[derive(Debug)]
+pub struct curbi_verifier {
+    inner: api::Verifier,
+}
+
 /// An owned JSON document (UTF-8, not NUL-terminated). Read with `curbi_bytes_data` / `curbi_bytes_len`; free
 /// with `curbi_bytes_free`.
 #[derive(Debug)]
@@ -114,12 +121,24 @@ pub extern "C" fn curbi_policy_compile(
     policy_out: *mut *mut curbi_policy,
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(policy_out)?;
-        let bytes = ptr::bytes_in(policy_json, policy_len)?;
+    new_handle(policy_json, policy_len, policy_out, error_out, |bytes| {
         let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| Error::from_json_error(&e))?;
-        let p = policy::parse_policy(&value)?;
-        ptr::write_out(policy_out, curbi_policy { inner: CompiledPolicy::new(p) });
+        Ok(curbi_policy { inner: CompiledPolicy::new(policy::parse_policy(&value)?) })
+    })
+}
+
+/// A document in, a new handle out: the shape of every constructor.
+fn new_handle<T>(
+    input: *const u8,
+    len: usize,
+    handle_out: *mut *mut T,
+    error_out: *mut *mut curbi_bytes,
+    f: impl FnOnce(&[u8]) -> curbi_core::Result<T>,
+) -> curbi_status {
+    guard(error_out, || {
+        ptr::check_out(handle_out)?;
+        let handle = f(ptr::bytes_in(input, len)?)?;
+        ptr::write_out(handle_out, handle);
         Ok(())
     })
 }
@@ -263,6 +282,50 @@ pub extern "C" fn curbi_verify_bundle(
     json_call(request_json, request_len, result_out, error_out, api::verify_bundle_json)
 }
 
+/// Reads the options of `curbi_verify_bundle` once: the request without `bundle`, `{"keys", "allowTest"?, "mode"?,
+/// "now"?, "known"?, "trustBundleKeys"?, "witnesses"?}`. On success writes a new handle to `*verifier_out`. Options
+/// that cannot be used are `CURBI_STATUS_INVALID_INPUT` with the error document (if `error_out` is non-NULL): the
+/// code and path (`/keys/keys/0/x`) that a whole request with these options reports under reason `malformed`.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_verifier_new(
+    options_json: *const u8,
+    options_len: usize,
+    verifier_out: *mut *mut curbi_verifier,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    new_handle(options_json, options_len, verifier_out, error_out, |options| {
+        Ok(curbi_verifier { inner: api::Verifier::from_json(options)? })
+    })
+}
+
+/// Frees a verifier. NULL is a no-op. The handle must not be in use by another thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_verifier_free(verifier: *mut curbi_verifier) {
+    let _ = catch_unwind(|| ptr::free(verifier));
+}
+
+/// Verifies one bundle document (the `bundle` member of a request, as JSON) with a verifier. On success writes the
+/// result document to `*result_out`: byte for byte what `curbi_verify_bundle` returns for the verifier's options
+/// with this bundle. A rejected bundle is `CURBI_STATUS_OK` with `ok: false` (an unreadable one has reason
+/// `malformed` and a path under `/bundle`); only text that is not JSON is `CURBI_STATUS_INVALID_INPUT`.
+/// Thread-safe: many threads may verify with one verifier at once. Large bundles use every core.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_verifier_verify(
+    verifier: *const curbi_verifier,
+    bundle_json: *const u8,
+    bundle_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    guard(error_out, || {
+        ptr::check_out(result_out)?;
+        let v = ptr::handle(verifier)?;
+        let bundle = ptr::bytes_in(bundle_json, bundle_len)?;
+        document(result_out, v.inner.verify_json(bundle)?);
+        Ok(())
+    })
+}
+
 /// Pointer to a document's bytes (valid until `curbi_bytes_free`); NULL for a NULL document.
 #[unsafe(no_mangle)]
 pub extern "C" fn curbi_bytes_data(bytes: *const curbi_bytes) -> *const u8 {
@@ -327,5 +390,13 @@ mod tests {
             assert_eq!(curbi_status::from_u32(n), Some(s));
         }
         assert_eq!(curbi_status::from_u32(7), None);
+    }
+
+    #[test]
+    fn handles_may_be_shared_between_threads() {
+        // The header promises that many threads may use one handle at once.
+        fn shared<T: Send + Sync>() {}
+        shared::<curbi_policy>();
+        shared::<curbi_verifier>();
     }
 }

@@ -5,57 +5,19 @@ import { join } from 'node:path'
 import test from 'node:test'
 import { createRequire } from 'node:module'
 
-const curbi = createRequire(import.meta.url)('../index.js')
-const dir = join(import.meta.dirname, '..', '..', '..', 'vectors', 'proof')
+import { VECTORS, proofVectors } from './vectors.mjs'
 
-// The raw text of the top-level member `name` of a JSON document: the vectors must reach the verifier as written
-// (JavaScript reads an index written `1.0` as `1`, which the verifier must refuse).
-function rawMember(text, name) {
-  const key = `"${name}":`
-  let depth = 0
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]
-    if (ch === '"') {
-      if (depth === 1 && text.startsWith(key, i)) {
-        let j = i + key.length
-        while (/\s/.test(text[j])) j++
-        const start = j
-        let d = 0
-        for (; j < text.length; j++) {
-          const c = text[j]
-          if (c === '"') {
-            for (j++; text[j] !== '"'; j++) if (text[j] === '\\') j++
-          } else if (c === '{' || c === '[') d++
-          else if (c === '}' || c === ']') {
-            if (d === 0) break
-            d--
-            if (d === 0) { j++; break }
-          } else if (d === 0 && c === ',') break
-        }
-        return text.slice(start, j)
-      }
-      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++
-    } else if (ch === '{' || ch === '[') depth++
-    else if (ch === '}' || ch === ']') depth--
-  }
-  throw new Error(`no member ${name}`)
-}
+const curbi = createRequire(import.meta.url)('../index.js')
+const dir = join(VECTORS, 'proof')
 
 test('proof vectors through verifyBundle', async () => {
-  const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')).cases
   let ran = 0
-  for (const c of cases) {
-    const text = readFileSync(join(dir, c.file), 'utf8')
-    const doc = JSON.parse(text)
-    const raw = rawMember(text, 'input')
-    assert.deepEqual(JSON.parse(raw), doc.input, `${c.name}: raw input`)
-    for (const input of [raw]) {
-      const got = await curbi.verifyBundle(input)
-      assert.equal(got.ok, doc.expected.ok, `${c.name}: ok`)
-      assert.equal(got.reason, doc.expected.reason, `${c.name}: reason`)
-      if (doc.expected.items) {
-        assert.deepEqual(got.items.map((i) => i.reason), doc.expected.items, `${c.name}: items`)
-      }
+  for (const { name, doc, input } of proofVectors()) {
+    const got = await curbi.verifyBundle(input)
+    assert.equal(got.ok, doc.expected.ok, `${name}: ok`)
+    assert.equal(got.reason, doc.expected.reason, `${name}: reason`)
+    if (doc.expected.items) {
+      assert.deepEqual(got.items.map((i) => i.reason), doc.expected.items, `${name}: items`)
     }
     ran++
   }

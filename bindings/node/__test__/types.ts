@@ -4,15 +4,29 @@ import {
   check,
   checkAsync,
   compilePolicy,
+  createVerifier,
   exportRegression,
   prepareOptions,
   replayRegression,
   validatePolicy,
   verifyAction,
+  verifyBundle,
   verifyCheckout,
   version,
+  Verifier,
 } from '../index.js'
-import type { Check, CheckBatch, CheckResponse, CurbiError, ErrorCode, Finding, PolicyDocument } from '../index.js'
+import type {
+  ProofBundle,
+  Check,
+  CheckBatch,
+  CheckResponse,
+  CurbiError,
+  ErrorCode,
+  Finding,
+  PolicyDocument,
+  Verification,
+  VerifyOptions,
+} from '../index.js'
 
 const doc: PolicyDocument = {
   prices: [{ item: 'Starter', amount: 49, aliases: ['Basic'] }],
@@ -46,6 +60,16 @@ async function later(): Promise<boolean> {
   return a.pass && b.pass && c.pass
 }
 
+const verifyOptions: VerifyOptions = { keys: { keys: [] }, allowTest: true, mode: 'fresh', now: '2026-11-01T00:00:00Z' }
+const verifier: Verifier = createVerifier(verifyOptions)
+const verifierFromText: Verifier = createVerifier('{"keys":{"keys":[]}}')
+async function verified(bundle: ProofBundle): Promise<boolean> {
+  const a: Verification = await verifier.verify(bundle)
+  const b: Verification = await verifierFromText.verify('{"object":"curbi.proof/0.1"}')
+  const c: Verification = await verifyBundle({ ...verifyOptions, bundle })
+  return a.ok && b.ok && c.reason === 'verifies'
+}
+
 const lint: boolean = validatePolicy(doc).valid
 const exported = exportRegression({ policy: doc, reply: 'Starter is $99.', title: 'smoke' })
 const holds: boolean = replayRegression(exported.regression).pass
@@ -77,5 +101,13 @@ policy.checkCases(['x'])
 exportRegression({ policy: doc, reply: 'x', version: '2026-10-27' })
 // @ts-expect-error: the reply is a string
 policy.check(42)
+// @ts-expect-error: the options need the caller's keys
+createVerifier({ allowTest: true })
+// @ts-expect-error: the bundle is its own argument to verify, not an option
+createVerifier({ keys: { keys: [] }, bundle: {} })
+// @ts-expect-error: not a mode
+createVerifier({ keys: { keys: [] }, mode: 'strict' })
+// @ts-expect-error: a bundle is an object or JSON text
+verifier.verify(42)
 
-void [first, text, id, kind, fromText, v, later, pinned, again]
+void [first, text, id, kind, fromText, v, later, pinned, again, verified]

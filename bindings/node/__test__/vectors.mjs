@@ -138,3 +138,21 @@ export function groups(folder, except = []) {
 export function codeList(path) {
   return JSON.parse(readFileSync(join(VECTORS, path), 'utf8')).codes
 }
+
+/**
+ * Every case of `proof/cases.json` with its file, as `{ name, file, expected, doc, input, members }`: `input` is the
+ * raw text of the file's `input` and `members` (when it is an object) a Map of each member's raw text, so the
+ * vectors reach the verifier as written (JavaScript reads an index written `1.0` as `1`, which it must refuse).
+ */
+export function proofVectors() {
+  const dir = join(VECTORS, 'proof')
+  return JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')).cases.map((c) => {
+    const text = readFileSync(join(dir, c.file), 'utf8')
+    const doc = JSON.parse(text)
+    const at = spans(text).members.get('input')
+    const raw = (v) => text.slice(v.start, v.end)
+    const members = at.members && new Map([...at.members].map(([name, v]) => [name, raw(v)]))
+    assert.deepEqual(JSON.parse(raw(at)), doc.input, `${c.name}: raw input`)
+    return { ...c, doc, input: raw(at), members }
+  })
+}

@@ -248,17 +248,56 @@ pub fn verify_action(env: Env, request: Unknown) -> napi::Result<Unknown<'static
 
 /// Verifies a Proof of Action bundle offline (docs/PROOF.md) on the libuv thread pool: `{bundle, keys, allowTest?,
 /// mode?, now?, known?, ...}` in, `{ok, reason, items, head, evidence, ...}` out. The caller's `keys` are the trust
-/// anchor. A rejected bundle resolves with `ok: false` and its reason; only text that is not JSON rejects.
+/// anchor. A rejected bundle resolves with `ok: false` and its reason; only text that is not JSON rejects. To verify
+/// many bundles under the same keys and options, read them once with `createVerifier`.
 #[napi(ts_args_type = "request: VerifyBundleRequest | string", ts_return_type = "Promise<Verification>")]
 pub fn verify_bundle(env: Env, request: Unknown) -> AsyncTask<JsonTask> {
-    AsyncTask::new(JsonTask { input: document_text(&env, request, "request"), run: api::verify_bundle_json })
+    AsyncTask::new(JsonTask { input: document_text(&env, request, "request"), run: Box::new(api::verify_bundle_json) })
 }
 
-/// A JSON-in, JSON-out core function run off the event loop.
+/// A Proof of Action verifier: the caller's keys and options read once, immutable and shared. Made by
+/// `createVerifier`; verify any number of bundles with it, concurrently.
+#[napi]
 #[derive(Debug)]
+pub struct Verifier {
+    inner: Arc<api::Verifier>,
+}
+
+/// Reads the verification options (`{keys, allowTest?, mode?, now?, known?, trustBundleKeys?, witnesses?}`: a
+/// `verifyBundle` request without `bundle`), as an object or JSON text, once. Options that cannot be used throw a
+/// `CurbiError` with the code and path the whole request would report under reason `malformed` (`/keys/keys/0/x`).
+#[napi(ts_args_type = "options: VerifyOptions | string")]
+pub fn create_verifier(env: Env, options: Unknown) -> napi::Result<Verifier> {
+    let run = || api::Verifier::from_json(document_text(&env, options, "options")?.as_bytes());
+    guarded(run).map(|v| Verifier { inner: Arc::new(v) }).map_err(|e| js_error(&env, e))
+}
+
+#[napi]
+impl Verifier {
+    /// Verifies one bundle (an object or JSON text) on the libuv thread pool, resolving exactly as `verifyBundle` does
+    /// for the request made of these options and this bundle. A bundle that cannot be read resolves with reason
+    /// `malformed` and a path under `/bundle`; only text that is not JSON rejects.
+    #[napi(ts_args_type = "bundle: ProofBundle | string", ts_return_type = "Promise<Verification>")]
+    pub fn verify(&self, env: Env, bundle: Unknown) -> AsyncTask<JsonTask> {
+        let verifier = self.inner.clone();
+        let run = Box::new(move |text: &[u8]| verifier.verify_json(text));
+        AsyncTask::new(JsonTask { input: document_text(&env, bundle, "bundle"), run })
+    }
+}
+
+/// A core call that takes a JSON document and answers with one.
+type JsonFn = dyn Fn(&[u8]) -> Result<String, Error> + Send;
+
+/// A JSON-in, JSON-out core call run off the event loop.
 pub struct JsonTask {
     input: Result<String, Error>,
-    run: fn(&[u8]) -> Result<String, Error>,
+    run: Box<JsonFn>,
+}
+
+impl std::fmt::Debug for JsonTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonTask").field("input", &self.input).finish_non_exhaustive()
+    }
 }
 
 impl Task for JsonTask {
@@ -267,8 +306,7 @@ impl Task for JsonTask {
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         let input = std::mem::replace(&mut self.input, Err(Error::new(Code::Internal, "", "task ran twice")));
-        let run = self.run;
-        Ok(input.and_then(|text| guarded(|| run(text.as_bytes()))))
+        Ok(input.and_then(|text| guarded(|| (self.run)(text.as_bytes()))))
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {

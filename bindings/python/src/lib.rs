@@ -12,6 +12,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use curbi::api::{self, CheckOptions, RECORD_TRUST};
 use curbi::check::span;
 use curbi::policy::{self, Replies};
+use curbi::proof::verify::Mode;
 use curbi::{CheckerVersion, CompiledPolicy, Error, ErrorCode};
 
 create_exception!(curbi, CurbiError, PyException, "Invalid input: `.code`, `.path` and `.message` say what and where.");
@@ -435,14 +436,25 @@ fn check<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'p
     to_py(py, &json)
 }
 
-/// Runs a JSON-in, JSON-out core function on a dict or JSON str and returns the document as Python objects.
+/// A dict or JSON str as the JSON bytes the core's `_json` entry points read. A str goes to the core as it is, not
+/// through a `serde_json::Value`: the core then sees repeated member names (refused in trust material, where a
+/// parsed tree would silently keep the last), and a large bundle is streamed instead of copied into a tree.
+fn document_bytes(py: Python<'_>, input: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(s) = input.cast::<PyString>() {
+        return Ok(s.to_cow()?.as_bytes().to_vec());
+    }
+    serde_json::to_vec(&document(py, input, "")?)
+        .map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))
+}
+
+/// Runs a JSON-in, JSON-out core function on a dict or JSON str, with the GIL released, and returns the document
+/// as Python objects.
 fn json_function<'py>(
     py: Python<'py>,
     input: &Bound<'py, PyAny>,
-    f: fn(&[u8]) -> curbi::Result<String>,
+    f: impl FnOnce(&[u8]) -> curbi::Result<String> + Send,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let bytes = serde_json::to_vec(&document(py, input, "")?)
-        .map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))?;
+    let bytes = document_bytes(py, input)?;
     let out = py.detach(|| f(&bytes)).map_err(|e| raise(py, e))?;
     let value: serde_json::Value =
         serde_json::from_str(&out).map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))?;
@@ -490,10 +502,46 @@ fn verify_action<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<
 
 /// Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
 /// `{"ok", "reason", "items", "head", "evidence", ...}` out, with the GIL released. The caller's `keys` are the
-/// trust anchor. A rejected bundle is a result with `ok: False`; only unreadable JSON raises.
+/// trust anchor. A rejected bundle is a result with `ok: False`; only unreadable JSON raises. To verify many bundles
+/// under the same keys and options, read them once with `Verifier.compile`.
 #[pyfunction]
 fn verify_bundle<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     json_function(py, request, api::verify_bundle_json)
+}
+
+/// A bundle verifier: the trust anchor and options read once (`Verifier.compile`), then any number of bundles
+/// verified with it. Immutable and thread-safe: share one across threads.
+#[pyclass(frozen, module = "curbi._native")]
+struct Verifier {
+    inner: api::Verifier,
+}
+
+#[pymethods]
+impl Verifier {
+    /// Reads the options `{"keys", "allowTest"?, "mode"?, "now"?, "known"?, "trustBundleKeys"?, "witnesses"?}` (a
+    /// dict, or a str of JSON): `verify_bundle`'s request without `bundle`. Options that cannot be used raise
+    /// `CurbiError` with the code and path `verify_bundle` would report under reason `malformed`.
+    #[staticmethod]
+    fn compile(py: Python<'_>, options: &Bound<'_, PyAny>) -> PyResult<Verifier> {
+        let bytes = document_bytes(py, options)?;
+        Ok(Verifier { inner: api::Verifier::from_json(&bytes).map_err(|e| raise(py, e))? })
+    }
+
+    /// Verifies one bundle (a dict, or a str of JSON) with the GIL released: the result `verify_bundle` gives for
+    /// these options with this bundle. A rejected or unreadable bundle is a result with `ok: False` (paths under
+    /// `/bundle`); only text that is not JSON raises.
+    fn verify<'py>(&self, py: Python<'py>, bundle: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        json_function(py, bundle, |b| self.inner.verify_json(b))
+    }
+
+    fn __repr__(&self) -> String {
+        let o = self.inner.options();
+        let mode = match o.mode {
+            Mode::Archival => "archival",
+            Mode::Fresh { .. } => "fresh",
+        };
+        format!("Verifier(keys={}, mode={mode}, known={})", o.keys.len(), o.known.len())
+    }
 }
 
 /// The library version.
@@ -516,6 +564,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Batch>()?;
     m.add_class::<Finding>()?;
     m.add_class::<PyRecord>()?;
+    m.add_class::<Verifier>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate_policy, m)?)?;

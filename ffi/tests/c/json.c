@@ -212,3 +212,38 @@ int json_equal(const jvalue *a, const jvalue *b) {
   }
   return 0;
 }
+
+char *json_object_without(const jvalue *obj, const char *key, size_t *len) {
+  if (!obj || obj->kind != J_OBJ) return NULL;
+  size_t cap = 3;
+  for (size_t i = 0; i < obj->len; i++) cap += 6 * strlen(obj->keys[i]) + 4 + obj->items[i]->src_len;
+  char *out = malloc(cap);
+  if (!out) return NULL;
+  size_t o = 0;
+  out[o++] = '{';
+  for (size_t i = 0; i < obj->len; i++) {
+    if (!strcmp(obj->keys[i], key)) continue;
+    if (o > 1) out[o++] = ',';
+    out[o++] = '"';
+    for (const unsigned char *k = (const unsigned char *)obj->keys[i]; *k; k++) {
+      if (*k < 0x20) {
+        static const char hex[] = "0123456789abcdef";
+        memcpy(out + o, "\\u00", 4);
+        out[o + 4] = hex[*k >> 4];
+        out[o + 5] = hex[*k & 15];
+        o += 6;
+      } else {
+        if (*k == '"' || *k == '\\') out[o++] = '\\';
+        out[o++] = (char)*k;
+      }
+    }
+    out[o++] = '"';
+    out[o++] = ':';
+    memcpy(out + o, obj->items[i]->src, obj->items[i]->src_len);
+    o += obj->items[i]->src_len;
+  }
+  out[o++] = '}';
+  out[o] = 0;
+  *len = o;
+  return out;
+}

@@ -24,5 +24,9 @@ jvalue *json_parse(const char *text, size_t len);
 void json_free(jvalue *v);
 const jvalue *json_get(const jvalue *obj, const char *key);
 int json_equal(const jvalue *a, const jvalue *b);
+/* The text of object `obj` without its member(s) named `key`: the other keys re-escaped, their values copied as
+ * written. NUL-terminated and malloc'd (the caller frees), length in *len; NULL when `obj` is not an object or
+ * memory runs out. */
+char *json_object_without(const jvalue *obj, const char *key, size_t *len);
 
 #endif

@@ -45,6 +45,11 @@ static jvalue *parse_bytes(const curbi_bytes *b) {
   return json_parse((const char *)curbi_bytes_data(b), curbi_bytes_len(b));
 }
 
+/* Two documents with the same bytes. */
+static int same_bytes(const curbi_bytes *a, const curbi_bytes *b) {
+  return a && b && curbi_bytes_len(a) == curbi_bytes_len(b) && !memcmp(curbi_bytes_data(a), curbi_bytes_data(b), curbi_bytes_len(a));
+}
+
 /* The error document's code and path, compared with what a vector expects. */
 static int error_matches(const curbi_bytes *err, const jvalue *expected_error) {
   jvalue *doc = parse_bytes(err);
@@ -265,8 +270,9 @@ static int purchase_case(const jvalue *group, const jvalue *c, const char *where
   return ok;
 }
 
-/* Proof vectors: cases.json lists each case's file; ok, reason and each item's reason must match. */
-static void run_proof_vectors(const char *dir) {
+/* Proof vectors: cases.json lists each case's file. Runs every case's document through `run`, which returns 1 when
+ * the case holds (`where` is the file's name). */
+static void run_proof_cases(const char *dir, const char *label, int (*run)(const jvalue *doc, const char *where)) {
   char path[1200];
   snprintf(path, sizeof path, "%s/cases.json", dir);
   size_t len;
@@ -281,29 +287,78 @@ static void run_proof_vectors(const char *dir) {
     size_t n;
     char *body = read_file(path, &n);
     jvalue *doc = body ? json_parse(body, n) : NULL;
-    const jvalue *input = json_get(doc, "input"), *want = json_get(doc, "expected");
-    curbi_bytes *out = NULL;
-    curbi_status s = input ? curbi_verify_bundle(u8(input->src), input->src_len, &out, NULL) : CURBI_STATUS_INVALID_INPUT;
-    jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
-    int ok = got && json_equal(json_get(got, "ok"), json_get(want, "ok")) &&
-             json_equal(json_get(got, "reason"), json_get(want, "reason"));
-    const jvalue *want_items = json_get(want, "items"), *items = json_get(got, "items");
-    if (ok && want_items) {
-      ok = items && items->len == want_items->len;
-      for (size_t k = 0; ok && k < items->len; k++) ok = json_equal(json_get(items->items[k], "reason"), want_items->items[k]);
-    }
-    CHECK(ok, "%s: proof vector failed: %.*s", file->str, out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
+    CHECK(doc != NULL, "cannot parse %s", path);
+    int ok = doc && run(doc, file->str);
+    CHECK(ok, "%s: %s vector failed", file->str, label);
     failed += !ok;
     ran++;
-    json_free(got);
-    curbi_bytes_free(out);
     json_free(doc);
     free(body);
   }
   json_free(index);
   free(text);
-  printf("C proof vectors: %d ran, %d failed\n", ran, failed);
-  CHECK(ran > 0, "no proof vectors ran");
+  printf("C %s vectors: %d ran, %d failed\n", label, ran, failed);
+  CHECK(ran > 0, "no %s vectors ran", label);
+}
+
+/* A whole request through curbi_verify_bundle: ok, reason and each item's reason must match. */
+static int proof_case(const jvalue *doc, const char *where) {
+  const jvalue *input = json_get(doc, "input"), *want = json_get(doc, "expected");
+  curbi_bytes *out = NULL;
+  curbi_status s = input ? curbi_verify_bundle(u8(input->src), input->src_len, &out, NULL) : CURBI_STATUS_INVALID_INPUT;
+  jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
+  int ok = got && json_equal(json_get(got, "ok"), json_get(want, "ok")) &&
+           json_equal(json_get(got, "reason"), json_get(want, "reason"));
+  const jvalue *want_items = json_get(want, "items"), *items = json_get(got, "items");
+  if (ok && want_items) {
+    ok = items && items->len == want_items->len;
+    for (size_t k = 0; ok && k < items->len; k++) ok = json_equal(json_get(items->items[k], "reason"), want_items->items[k]);
+  }
+  if (!ok) fprintf(stderr, "%s: got %.*s\n", where, out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
+  json_free(got);
+  curbi_bytes_free(out);
+  return ok;
+}
+
+/* How many proof vectors a verifier was built for, and how many options it refused. */
+static int verifiers_built = 0, verifiers_refused = 0;
+
+/* The same request through a handle: a verifier from the input without `bundle`, then the bundle. A verifier must
+ * give the whole request's result byte for byte; options it refuses must be what the whole request reports as
+ * `malformed`, with the same code and path. Inputs without a bundle have nothing to split. */
+static int verifier_case(const jvalue *doc, const char *where) {
+  const jvalue *input = json_get(doc, "input"), *bundle = json_get(input, "bundle");
+  if (!bundle) return 1;
+  size_t options_len = 0;
+  char *options = json_object_without(input, "bundle", &options_len);
+  if (!options) return 0;
+  curbi_bytes *whole = NULL, *err = NULL, *out = NULL;
+  curbi_verifier *v = NULL;
+  int ok = curbi_verify_bundle(u8(input->src), input->src_len, &whole, NULL) == CURBI_STATUS_OK;
+  curbi_status s = curbi_verifier_new(u8(options), options_len, &v, &err);
+  if (s == CURBI_STATUS_OK) {
+    ok = ok && v && !err && curbi_verifier_verify(v, u8(bundle->src), bundle->src_len, &out, NULL) == CURBI_STATUS_OK &&
+         same_bytes(out, whole);
+    verifiers_built++;
+  } else {
+    jvalue *want = ok ? parse_bytes(whole) : NULL;
+    const jvalue *reason = json_get(want, "reason");
+    ok = s == CURBI_STATUS_INVALID_INPUT && !v && err && reason && reason->kind == J_STR && !strcmp(reason->str, "malformed") &&
+         error_matches(err, json_get(want, "error"));
+    json_free(want);
+    verifiers_refused++;
+  }
+  if (!ok)
+    fprintf(stderr, "%s: status %u; whole request %.*s; verifier %.*s%.*s\n", where, (unsigned)s,
+            whole ? (int)curbi_bytes_len(whole) : 0, whole ? (const char *)curbi_bytes_data(whole) : "",
+            out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "",
+            err ? (int)curbi_bytes_len(err) : 0, err ? (const char *)curbi_bytes_data(err) : "");
+  curbi_verifier_free(v);
+  curbi_bytes_free(out);
+  curbi_bytes_free(err);
+  curbi_bytes_free(whole);
+  free(options);
+  return ok;
 }
 
 static void test_misuse(void) {
@@ -390,51 +445,167 @@ static void test_misuse(void) {
   CHECK(!strcmp(curbi_version(), CURBI_VERSION), "version %s vs %s", curbi_version(), CURBI_VERSION);
 }
 
+/* One call on a shared handle: a policy checking a reply, or a verifier verifying a bundle. */
+typedef curbi_status (*handle_call)(const void *handle, const char *input, size_t len, curbi_bytes **out);
+
+static curbi_status policy_call(const void *policy, const char *reply, size_t len, curbi_bytes **out) {
+  return curbi_policy_check(policy, u8(reply), len, NULL, 0, out, NULL);
+}
+
+static curbi_status verifier_call(const void *verifier, const char *bundle, size_t len, curbi_bytes **out) {
+  return curbi_verifier_verify(verifier, u8(bundle), len, out, NULL);
+}
+
 typedef struct {
-  const curbi_policy *policy;
-  const char *reply;
-  const char *expected;
-  size_t expected_len;
+  handle_call call;
+  const void *handle;
+  const char *input;
+  size_t input_len;
+  int rounds;
+  curbi_bytes *expected; /* the single-threaded result */
   int mismatches;
 } thread_arg;
 
 static void *worker(void *a) {
   thread_arg *t = a;
-  for (int i = 0; i < 500; i++) {
+  for (int i = 0; i < t->rounds; i++) {
     curbi_bytes *out = NULL;
-    if (curbi_policy_check(t->policy, u8(t->reply), strlen(t->reply), NULL, 0, &out, NULL) != CURBI_STATUS_OK ||
-        curbi_bytes_len(out) != t->expected_len || memcmp(curbi_bytes_data(out), t->expected, t->expected_len))
-      t->mismatches++;
+    if (t->call(t->handle, t->input, t->input_len, &out) != CURBI_STATUS_OK || !same_bytes(out, t->expected)) t->mismatches++;
     curbi_bytes_free(out);
   }
   return NULL;
 }
 
-static void test_threads(void) {
-  const char *policy = "{\"prices\":[{\"item\":\"Pro\",\"amount\":49}],\"forbid\":[{\"id\":\"g\",\"phrases\":[\"guarantee\"]}],"
-                       "\"actions\":{\"refunded\":\"billing.refund\"}}";
-  const char *replies[] = {"Done! I've refunded you, Pro is just $29, and we guarantee it.", "Pro is $49. 😀 Ça va, İyi!",
-                           "We don't guarantee anything.", "Pro 是 $29。"};
-  curbi_policy *p = NULL;
-  CHECK(curbi_policy_compile(u8(policy), strlen(policy), &p, NULL) == CURBI_STATUS_OK, "compile for threads");
-  if (!p) return;
+/* 8 threads on one handle, thread i calling `rounds` times with inputs[i % n]: every result must equal the
+ * single-threaded one, byte for byte. */
+static void run_threads(const char *what, handle_call call, const void *handle, const char *const *inputs, size_t n,
+                        int rounds) {
   enum { N = 8 };
   pthread_t th[N];
   thread_arg args[N];
-  curbi_bytes *single[N];
   for (int i = 0; i < N; i++) {
-    const char *r = replies[i % 4];
-    single[i] = NULL;
-    CHECK(curbi_policy_check(p, u8(r), strlen(r), NULL, 0, &single[i], NULL) == CURBI_STATUS_OK, "single-threaded");
-    args[i] = (thread_arg){p, r, (const char *)curbi_bytes_data(single[i]), curbi_bytes_len(single[i]), 0};
+    const char *in = inputs[(size_t)i % n];
+    args[i] = (thread_arg){call, handle, in, strlen(in), rounds, NULL, 0};
+    CHECK(call(handle, in, args[i].input_len, &args[i].expected) == CURBI_STATUS_OK, "%s: single-threaded", what);
   }
   for (int i = 0; i < N; i++) pthread_create(&th[i], NULL, worker, &args[i]);
   for (int i = 0; i < N; i++) {
     pthread_join(th[i], NULL);
-    CHECK(args[i].mismatches == 0, "thread %d disagreed %d times", i, args[i].mismatches);
-    curbi_bytes_free(single[i]);
+    CHECK(args[i].mismatches == 0, "%s: thread %d disagreed %d times", what, i, args[i].mismatches);
+    curbi_bytes_free(args[i].expected);
   }
+}
+
+static void test_threads(void) {
+  const char *policy = "{\"prices\":[{\"item\":\"Pro\",\"amount\":49}],\"forbid\":[{\"id\":\"g\",\"phrases\":[\"guarantee\"]}],"
+                       "\"actions\":{\"refunded\":\"billing.refund\"}}";
+  const char *const replies[] = {"Done! I've refunded you, Pro is just $29, and we guarantee it.", "Pro is $49. 😀 Ça va, İyi!",
+                                 "We don't guarantee anything.", "Pro 是 $29。"};
+  curbi_policy *p = NULL;
+  CHECK(curbi_policy_compile(u8(policy), strlen(policy), &p, NULL) == CURBI_STATUS_OK, "compile for threads");
+  if (!p) return;
+  run_threads("policy", policy_call, p, replies, 4, 500);
   curbi_policy_free(p);
+}
+
+/* The error document names this code at this path. */
+static int error_is(const curbi_bytes *err, const char *code, const char *path) {
+  jvalue *doc = err ? parse_bytes(err) : NULL;
+  const jvalue *e = json_get(doc, "error"), *c = json_get(e, "code"), *p = json_get(e, "path");
+  int ok = c && p && c->kind == J_STR && p->kind == J_STR && !strcmp(c->str, code) && !strcmp(p->str, path);
+  json_free(doc);
+  return ok;
+}
+
+/* curbi_verifier_*: NULL handles and arguments, huge lengths, refused options, unreadable bundles. */
+static void test_verifier_misuse(const char *options, const char *bundle) {
+  curbi_verifier *v = NULL;
+  curbi_bytes *out = NULL, *err = NULL;
+  size_t olen = strlen(options), blen = strlen(bundle);
+
+  CHECK(curbi_verifier_new(NULL, 5, &v, &err) == CURBI_STATUS_NULL_ARGUMENT && v == NULL && err == NULL, "null options");
+  CHECK(curbi_verifier_new(u8(options), olen, NULL, &err) == CURBI_STATUS_NULL_ARGUMENT && err == NULL, "null verifier out");
+  CHECK(curbi_verifier_new(u8(options), SIZE_MAX, &v, &err) == CURBI_STATUS_INVALID_LENGTH && v == NULL && err == NULL,
+        "huge options length");
+  CHECK(curbi_verifier_verify(NULL, u8(bundle), blen, &out, &err) == CURBI_STATUS_NULL_ARGUMENT && out == NULL && err == NULL,
+        "null verifier");
+  curbi_verifier_free(NULL);
+  curbi_verifier_free(NULL); /* double free of NULL is still a no-op */
+
+  /* Options that cannot be used: the code and path a whole request reports under reason `malformed`. */
+  const struct {
+    const char *options, *code, *path;
+  } refused[] = {
+      {"", "invalid_json", ""},
+      {"\xff", "invalid_json", ""},
+      {"[]", "invalid_type", ""},
+      {"{}", "missing_field", "/keys"},
+      {"{\"keys\":{\"keys\":[]},\"bundle\":{}}", "unknown_field", "/bundle"},
+      {"{\"keys\":{\"keys\":[]},\"keys\":{\"keys\":[]}}", "invalid_json", ""},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    const char *o = refused[i].options;
+    curbi_status s = curbi_verifier_new(o[0] ? u8(o) : NULL, strlen(o), &v, &err);
+    CHECK(s == CURBI_STATUS_INVALID_INPUT && v == NULL && error_is(err, refused[i].code, refused[i].path),
+          "options %s: status %u, want %s at '%s'", o, (unsigned)s, refused[i].code, refused[i].path);
+    curbi_bytes_free(err);
+    err = NULL;
+  }
+
+  CHECK(curbi_verifier_new(u8(options), olen, &v, NULL) == CURBI_STATUS_OK && v != NULL, "verifier from valid options");
+  if (!v) return;
+  CHECK(curbi_verifier_verify(v, NULL, 3, &out, &err) == CURBI_STATUS_NULL_ARGUMENT && out == NULL && err == NULL, "null bundle");
+  CHECK(curbi_verifier_verify(v, u8(bundle), blen, NULL, &err) == CURBI_STATUS_NULL_ARGUMENT && err == NULL, "null result out");
+  CHECK(curbi_verifier_verify(v, u8(bundle), SIZE_MAX, &out, &err) == CURBI_STATUS_INVALID_LENGTH && out == NULL && err == NULL,
+        "huge bundle length");
+  /* Only text that is not JSON is an error; an unreadable bundle is a result under /bundle. */
+  const char *not_json[] = {"", "{", "\xff"};
+  for (size_t i = 0; i < 3; i++) {
+    const char *b = not_json[i];
+    CHECK(curbi_verifier_verify(v, b[0] ? u8(b) : NULL, strlen(b), &out, &err) == CURBI_STATUS_INVALID_INPUT && out == NULL &&
+              error_is(err, "invalid_json", ""),
+          "bundle %s is not JSON", b);
+    curbi_bytes_free(err);
+    err = NULL;
+  }
+  const char *unknown = "{\"object\":\"curbi.proof/0.1\",\"x\":1}";
+  CHECK(curbi_verifier_verify(v, u8(unknown), strlen(unknown), &out, &err) == CURBI_STATUS_OK && out && err == NULL,
+        "unknown bundle member");
+  jvalue *doc = out ? parse_bytes(out) : NULL;
+  const jvalue *ok = json_get(doc, "ok"), *reason = json_get(doc, "reason");
+  CHECK(ok && ok->kind == J_BOOL && !ok->boolean && reason && reason->kind == J_STR && !strcmp(reason->str, "malformed") &&
+            error_is(out, "unknown_field", "/bundle/x"),
+        "unknown bundle member: %.*s", out ? (int)curbi_bytes_len(out) : 0, out ? (const char *)curbi_bytes_data(out) : "");
+  json_free(doc);
+  curbi_bytes_free(out);
+  curbi_verifier_free(v);
+}
+
+/* A verifier from valid-four-domains' options: misuse, then 8 threads verifying bundles with it at once. */
+static void test_verifier(const char *dir) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/valid-four-domains.json", dir);
+  size_t len = 0, olen = 0;
+  char *text = read_file(path, &len);
+  jvalue *doc = text ? json_parse(text, len) : NULL;
+  const jvalue *input = json_get(doc, "input"), *bundle = json_get(input, "bundle");
+  char *options = json_object_without(input, "bundle", &olen);
+  char *bundle_text = bundle ? strndup(bundle->src, bundle->src_len) : NULL;
+  CHECK(options && bundle_text, "cannot split %s", path);
+  curbi_verifier *v = NULL;
+  if (options && bundle_text) {
+    test_verifier_misuse(options, bundle_text);
+    CHECK(curbi_verifier_new(u8(options), olen, &v, NULL) == CURBI_STATUS_OK, "verifier for threads");
+  }
+  if (v) {
+    const char *const bundles[] = {bundle_text, "{\"object\":\"curbi.proof/0.1\",\"x\":1}"};
+    run_threads("verifier", verifier_call, v, bundles, 2, 20);
+  }
+  curbi_verifier_free(v);
+  free(bundle_text);
+  free(options);
+  json_free(doc);
+  free(text);
 }
 
 int main(int argc, char **argv) {
@@ -451,7 +622,11 @@ int main(int argc, char **argv) {
   snprintf(dir, sizeof dir, "%s/purchase", root);
   run_group(dir, "purchase", purchase_case);
   snprintf(dir, sizeof dir, "%s/proof", root);
-  run_proof_vectors(dir);
+  run_proof_cases(dir, "proof", proof_case);
+  run_proof_cases(dir, "proof (verifier handle)", verifier_case);
+  printf("C verifier handles: %d built, %d refused their options\n", verifiers_built, verifiers_refused);
+  CHECK(verifiers_built > 0 && verifiers_refused > 0, "the verifier vectors should build and refuse");
+  test_verifier(dir);
   /* Misuse of the JSON functions: NULL out-parameters and unreadable documents. */
   CHECK(curbi_validate_policy(u8("{}"), 2, NULL, NULL) == CURBI_STATUS_NULL_ARGUMENT, "lint null out");
   curbi_bytes *err = NULL, *out = NULL;

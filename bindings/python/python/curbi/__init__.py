@@ -11,6 +11,11 @@ Compile a policy once, check many replies::
 
 A pass means no configured rule fired. Records are supplied by the caller and are not verified, and no result
 grants authority to act.
+
+Read the trust anchor and options once, then verify many Proof of Action bundles offline, from any thread::
+
+    verifier = curbi.Verifier.compile({"keys": my_jwks})
+    result = verifier.verify(bundle)   # curbi.verify_bundle's result: result["ok"], result["reason"], ...
 """
 
 from ._native import (
@@ -23,6 +28,7 @@ from ._native import (
     Record,
     UnsupportedError,
     ValidationError,
+    Verifier,
     check,
     error_codes,
     export_regression,
@@ -44,6 +50,7 @@ __all__ = [
     "Record",
     "UnsupportedError",
     "ValidationError",
+    "Verifier",
     "check",
     "error_codes",
     "export_regression",

@@ -15,6 +15,7 @@ __all__ = [
     "Record",
     "UnsupportedError",
     "ValidationError",
+    "Verifier",
     "check",
     "error_codes",
     "export_regression",
@@ -107,6 +108,12 @@ class Policy:
         record: _RecordArg = None,
         version: Optional[str] = None,
     ) -> Batch: ...
+
+@final
+class Verifier:
+    @staticmethod
+    def compile(options: _Json) -> Verifier: ...
+    def verify(self, bundle: _Json) -> dict[str, Any]: ...
 
 def check(request: _Json) -> dict[str, Any]: ...
 def validate_policy(policy: _Json) -> dict[str, Any]: ...
