@@ -25,6 +25,22 @@ pub fn decode_std(text: &str) -> Option<Vec<u8>> {
     (STANDARD.encode(&bytes) == text).then_some(bytes)
 }
 
+/// [`decode_std`] of exactly `N ≤ 48` bytes, without touching the heap (proof hashes: ten or more per receipt).
+/// `None` for anything [`decode_std`] refuses and for any other length.
+pub fn decode_std_array<const N: usize>(text: &str) -> Option<[u8; N]> {
+    const MAX: usize = 48;
+    let mut decoded = [0u8; MAX];
+    // 64 characters decode to at most 48 bytes, so a longer text cannot be N ≤ 48 bytes.
+    if N > MAX || text.len() != N.div_ceil(3) * 4 {
+        return None;
+    }
+    let n = STANDARD.decode_slice(text, &mut decoded).ok()?;
+    let bytes: [u8; N] = decoded.get(..n)?.try_into().ok()?;
+    let mut encoded = [0u8; MAX / 3 * 4];
+    let m = STANDARD.encode_slice(bytes, &mut encoded).ok()?;
+    (encoded.get(..m)? == text.as_bytes()).then_some(bytes)
+}
+
 /// URL-safe base64 without padding (RFC 4648 §5, RFC 7515 `base64url`), the encoding of JWK members.
 pub fn encode_url(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
@@ -78,6 +94,26 @@ mod tests {
         assert_eq!(decode_std("AA E="), None, "whitespace");
         assert_eq!(decode_std("AAE=\n"), None, "trailing newline");
         assert_eq!(decode_std("-_8="), None, "url alphabet");
+    }
+
+    #[test]
+    fn fixed_length_std_base64_agrees_with_decode_std() {
+        let h = [7u8; 32];
+        let text = encode_std(&h);
+        assert_eq!(decode_std_array::<32>(&text), Some(h));
+        assert_eq!(decode_std_array::<31>(&text), None, "another length");
+        assert_eq!(decode_std_array::<32>(&encode_std(&[7u8; 31])), None, "31 bytes");
+        assert_eq!(decode_std_array::<32>(&encode_std(&[7u8; 33])), None, "33 bytes");
+        // 32 bytes end in one padding character; a non-zero trailing bit or a missing pad is refused, as by decode_std.
+        let mut trailing = text.clone().into_bytes();
+        trailing[42] = b'5';
+        let trailing = String::from_utf8(trailing).unwrap_or_default();
+        assert_eq!(decode_std(&trailing), None);
+        assert_eq!(decode_std_array::<32>(&trailing), None);
+        assert_eq!(decode_std_array::<32>(text.trim_end_matches('=')), None);
+        assert_eq!(decode_std_array::<32>(&text.replace('B', "-")), None);
+        assert_eq!(decode_std_array::<2>("AAE="), Some([0, 1]));
+        assert_eq!(decode_std_array::<0>(""), Some([]));
     }
 
     #[test]

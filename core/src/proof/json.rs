@@ -1,10 +1,12 @@
 //! Strict JSON reading for trust material: syntax errors as `invalid_json`, and objects that repeat a member name
 //! refused (parsers disagree on which copy wins, so a repeated `x` or `kid` could mean two keys to two verifiers).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
 
+use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
@@ -24,7 +26,7 @@ pub(crate) fn parse_strict(text: &str) -> Result<Value, Error> {
 pub(crate) fn first_repeat(text: &str) -> Result<Option<Error>, Error> {
     let found = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
-    UniqueMembers { path: String::new(), found: &found }
+    UniqueMembers { loc: Loc::Root, found: &found }
         .deserialize(&mut de)
         .and_then(|()| de.end())
         .map_err(|e| Error::from_json_error(&e))?;
@@ -110,9 +112,79 @@ impl<'de, C: Container<'de>> Visitor<'de> for Shaped<C> {
     }
 }
 
+/// Where a value sits, as a chain up to the document root, so that its pointer is written only for a repeat.
+#[derive(Debug, Clone, Copy)]
+enum Loc<'a> {
+    Root,
+    Member(&'a Loc<'a>, &'a str),
+    Element(&'a Loc<'a>, usize),
+}
+
+impl Loc<'_> {
+    fn pointer(&self) -> String {
+        match self {
+            Loc::Root => String::new(),
+            Loc::Member(parent, name) => member(&parent.pointer(), name),
+            Loc::Element(parent, i) => element(&parent.pointer(), *i),
+        }
+    }
+}
+
+/// A member name, borrowed from the text when it has no escapes.
+struct Name<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Name<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(NameVisitor)
+    }
+}
+
+struct NameVisitor;
+
+impl<'de> Visitor<'de> for NameVisitor {
+    type Value = Name<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Name<'de>, E> {
+        Ok(Name(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Name<'de>, E> {
+        Ok(Name(Cow::Owned(v.to_owned())))
+    }
+}
+
+/// The names seen in one object: a short list for the usual handful, a hash set past it (so a huge object stays
+/// linear).
+#[derive(Default)]
+struct Seen<'de> {
+    few: Vec<Cow<'de, str>>,
+    many: HashSet<Cow<'de, str>>,
+}
+
+impl<'de> Seen<'de> {
+    const FEW: usize = 8;
+
+    /// `false` when `name` was seen before.
+    fn insert(&mut self, name: Cow<'de, str>) -> bool {
+        if self.many.is_empty() {
+            if self.few.contains(&name) {
+                return false;
+            }
+            if self.few.len() < Self::FEW {
+                self.few.push(name);
+                return true;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        self.many.insert(name)
+    }
+}
+
 /// Walks a document, recording the first repeated member name with the pointer of its object.
 struct UniqueMembers<'a> {
-    path: String,
+    loc: Loc<'a>,
     found: &'a RefCell<Option<(String, String)>>,
 }
 
@@ -153,7 +225,7 @@ impl<'de> Visitor<'de> for UniqueMembers<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut i = 0usize;
         loop {
-            let seed = UniqueMembers { path: element(&self.path, i), found: self.found };
+            let seed = UniqueMembers { loc: Loc::Element(&self.loc, i), found: self.found };
             if seq.next_element_seed(seed)?.is_none() {
                 return Ok(());
             }
@@ -162,16 +234,17 @@ impl<'de> Visitor<'de> for UniqueMembers<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = HashSet::new();
-        while let Some(name) = map.next_key::<String>()? {
+        let mut seen = Seen::default();
+        while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
+            // A borrowed name clones as a pointer; an owned one (it had escapes) is rare.
             if !seen.insert(name.clone()) {
                 // The first repeat is the one reported; walk on, so that a syntax error later still counts.
                 let mut found = self.found.borrow_mut();
                 if found.is_none() {
-                    *found = Some((self.path.clone(), name.clone()));
+                    *found = Some((self.loc.pointer(), name.to_string()));
                 }
             }
-            map.next_value_seed(UniqueMembers { path: member(&self.path, &name), found: self.found })?;
+            map.next_value_seed(UniqueMembers { loc: Loc::Member(&self.loc, &name), found: self.found })?;
         }
         Ok(())
     }
@@ -179,7 +252,7 @@ impl<'de> Visitor<'de> for UniqueMembers<'_> {
 
 impl fmt::Debug for UniqueMembers<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UniqueMembers").field("path", &self.path).finish()
+        f.debug_struct("UniqueMembers").field("path", &self.loc.pointer()).finish()
     }
 }
 
@@ -194,6 +267,28 @@ mod tests {
         assert_eq!(e, Some((ErrorCode::InvalidJson, "/keys/0".to_string())));
         let e = parse_strict(r#"{"a":1,"a":1}"#).err().map(|e| e.path);
         assert_eq!(e.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn repeats_are_found_in_escaped_names_large_objects_and_deep_pointers() {
+        let repeat = |text: &str| first_repeat(text).ok().flatten().map(|e| (e.path, e.message));
+        // An escaped spelling of the same name is the same name.
+        assert_eq!(repeat(r#"{"a\u0062":1,"ab":2}"#).map(|r| r.0), Some(String::new()));
+        // Past the short list: the twentieth member repeats the first.
+        let mut members: Vec<String> = (0..19).map(|i| format!(r#""m{i}":{i}"#)).collect();
+        members.push(r#""m0":0"#.to_owned());
+        assert_eq!(
+            repeat(&format!("{{{}}}", members.join(","))).map(|r| r.1),
+            Some(r#"member "m0" appears more than once"#.to_owned())
+        );
+        assert_eq!(repeat(&format!("{{{}}}", members[..19].join(","))), None);
+        // The pointer of the object holding the repeat, escaped, through arrays and members.
+        let deep = r#"{"x":[0,{"a/b":[{"~":{"k":1,"k":2}}]}]}"#;
+        assert_eq!(repeat(deep).map(|r| r.0), Some("/x/1/a~1b/0/~0".to_owned()));
+        // Only the first repeat is reported, and the walk still finds a syntax error after it.
+        assert_eq!(repeat(r#"[{"a":1,"a":2},{"b":1,"b":2}]"#).map(|r| r.0), Some("/0".to_owned()));
+        assert!(first_repeat(r#"[{"a":1,"a":2},]"#).is_err());
+        assert!(first_repeat(r#"{"a":1,"a":2} x"#).is_err());
     }
 
     #[test]
