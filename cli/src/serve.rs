@@ -13,10 +13,11 @@ use axum::Router;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::Request;
 use axum::http::header::{ALLOW, CONNECTION, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use curbi::{Error, ErrorCode};
+use curbi_mcp::is_json_content_type;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use tokio::net::{TcpListener, ToSocketAddrs};
 
@@ -178,27 +179,6 @@ pub fn body_too_large() -> Response {
     res
 }
 
-/// `application/json` or `application/*+json`, any case, with parameters allowed; a declared charset must be
-/// UTF-8 because JSON is UTF-8 (RFC 8259 §8.1). A missing Content-Type is not JSON.
-pub fn is_json_content_type(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
-        return false;
-    };
-    let mut parts = value.split(';');
-    let essence = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
-    let json = match essence.strip_prefix("application/") {
-        Some("json") => true,
-        Some(sub) => sub.len() > "+json".len() && sub.ends_with("+json") && !sub.contains('/'),
-        None => false,
-    };
-    json && parts.all(|param| match param.split_once('=') {
-        Some((name, v)) if name.trim().eq_ignore_ascii_case("charset") => {
-            v.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
-        }
-        _ => true,
-    })
-}
-
 /// An error document with `path` "" (transport errors concern the whole request).
 pub fn error_response(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
     json_response(status, Error::new(code, "", message).to_json().to_string())
@@ -211,37 +191,6 @@ fn json_response(status: StatusCode, body: String) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn content_type(v: &str) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(CONTENT_TYPE, HeaderValue::from_str(v).expect("header value"));
-        h
-    }
-
-    #[test]
-    fn json_content_types() {
-        for ok in [
-            "application/json",
-            "application/json; charset=utf-8",
-            "Application/JSON;charset=\"UTF-8\"",
-            "application/vnd.curbi+json",
-            "application/json; foo=bar",
-        ] {
-            assert!(is_json_content_type(&content_type(ok)), "{ok}");
-        }
-        for bad in [
-            "text/plain",
-            "application/jsonp",
-            "application/+json",
-            "text/json",
-            "application/json; charset=latin1",
-            "application/x-www-form-urlencoded",
-            "",
-        ] {
-            assert!(!is_json_content_type(&content_type(bad)), "{bad}");
-        }
-        assert!(!is_json_content_type(&HeaderMap::new()));
-    }
 
     #[test]
     #[allow(clippy::panic)]

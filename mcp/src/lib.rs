@@ -407,6 +407,31 @@ mod tests {
     }
 
     #[test]
+    fn json_content_types() {
+        for ok in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON;charset=\"UTF-8\"",
+            "application/vnd.curbi+json",
+            "application/json; foo=bar",
+        ] {
+            assert!(is_json_content_type(&headers(&[("content-type", ok)])), "{ok}");
+        }
+        for bad in [
+            "text/plain",
+            "application/jsonp",
+            "application/+json",
+            "text/json",
+            "application/json; charset=latin1",
+            "application/x-www-form-urlencoded",
+            "",
+        ] {
+            assert!(!is_json_content_type(&headers(&[("content-type", bad)])), "{bad}");
+        }
+        assert!(!is_json_content_type(&HeaderMap::new()));
+    }
+
+    #[test]
     fn accept_rules() {
         assert!(accepts_json(&HeaderMap::new()));
         for ok in ["application/json", "application/json, text/event-stream", "*/*", "text/html, application/*;q=0.5"] {
