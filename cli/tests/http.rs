@@ -2,7 +2,8 @@
 //! hand-written HTTP/1.1 so the tests see exactly the bytes a client would.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::collections::HashMap;
+mod common;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -11,6 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
+use common::http::{Reply, parse_reply, send_raw};
 use curbi_cli::serve;
 
 const STARTER: &str = r#"{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter costs $99."}"#;
@@ -25,22 +27,7 @@ async fn start() -> SocketAddr {
     addr
 }
 
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: HashMap<String, String>,
-    body: Vec<u8>,
-}
-
 impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).expect("response body is JSON")
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(String::as_str)
-    }
-
     /// Asserts an error document with path "" and returns its code.
     fn error_code(&self) -> String {
         assert_eq!(self.header("content-type"), Some("application/json"));
@@ -49,42 +36,6 @@ impl Reply {
         assert!(doc["error"]["message"].is_string(), "{doc}");
         doc["error"]["code"].as_str().expect("code").to_owned()
     }
-}
-
-/// Sends raw request bytes on a fresh connection (Connection: close is in every request) and reads to EOF.
-async fn send_raw(addr: SocketAddr, raw: &[u8]) -> Reply {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
-    stream.write_all(raw).await.expect("write request");
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut buf))
-        .await
-        .expect("response within 10 s")
-        .expect("read response");
-    parse_reply(&buf)
-}
-
-fn parse_reply(buf: &[u8]) -> Reply {
-    let split = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("no header end in {:?}", String::from_utf8_lossy(buf)));
-    let head = std::str::from_utf8(&buf[..split]).expect("ASCII head");
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().expect("status line");
-    let status = status_line
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect::<HashMap<_, _>>();
-    let mut body = buf[split + 4..].to_vec();
-    if let Some(len) = headers.get("content-length") {
-        body.truncate(len.parse().expect("content-length"));
-    }
-    Reply { status, headers, body }
 }
 
 fn request(method: &str, path: &str, content_type: Option<&str>, body: &[u8]) -> Vec<u8> {

@@ -3,14 +3,14 @@
 //! hand-written HTTP/1.1 so the tests see exactly the bytes a client would.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::collections::HashMap;
+mod common;
+
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 
+use common::http::{Reply, send_raw};
 use curbi_cli::serve;
 use curbi_mcp::{ApiKey, Config, KeySet, Scope};
 
@@ -44,23 +44,7 @@ async fn start(config: Config) -> SocketAddr {
     addr
 }
 
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: HashMap<String, String>,
-    body: Vec<u8>,
-}
-
 impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", String::from_utf8_lossy(&self.body)))
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(String::as_str)
-    }
-
     /// Asserts a JSON-RPC error response and returns its code.
     fn rpc_error(&self) -> i64 {
         assert_eq!(self.header("content-type"), Some("application/json"));
@@ -70,32 +54,6 @@ impl Reply {
         assert!(doc.get("result").is_none(), "{doc}");
         doc["error"]["code"].as_i64().expect("code")
     }
-}
-
-async fn send_raw(addr: SocketAddr, raw: &[u8]) -> Reply {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
-    stream.write_all(raw).await.expect("write request");
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut buf))
-        .await
-        .expect("response within 10 s")
-        .expect("read response");
-    let split = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("no header end in {:?}", String::from_utf8_lossy(&buf)));
-    let head = std::str::from_utf8(&buf[..split]).expect("ASCII head");
-    let mut lines = head.split("\r\n");
-    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).expect("status");
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect::<HashMap<_, _>>();
-    let mut body = buf[split + 4..].to_vec();
-    if let Some(len) = headers.get("content-length") {
-        body.truncate(len.parse().expect("content-length"));
-    }
-    Reply { status, headers, body }
 }
 
 /// A request to `addr` with `Host` naming it, `Connection: close`, the given headers and body.
