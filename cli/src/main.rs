@@ -100,6 +100,20 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(EXIT_INVALID)
 }
 
+/// Reads FILE, or stdin for `-`. An unreadable file is a message on stderr and exit 2.
+fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
+    let body = if file == "-" {
+        let mut buf = Vec::new();
+        io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
+    } else {
+        std::fs::read(PathBuf::from(file))
+    };
+    body.map_err(|e| {
+        eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
+        ExitCode::from(EXIT_INVALID)
+    })
+}
+
 fn print_out(text: &str) -> ExitCode {
     match writeln!(io::stdout().lock(), "{text}") {
         Ok(()) => ExitCode::SUCCESS,
@@ -133,18 +147,9 @@ fn check_command(args: &[OsString]) -> ExitCode {
         return usage_error("check needs a FILE (or - for stdin)");
     };
 
-    let body = if file == "-" {
-        let mut buf = Vec::new();
-        io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
-    } else {
-        std::fs::read(PathBuf::from(file))
-    };
-    let body = match body {
+    let body = match read_file(file) {
         Ok(b) => b,
-        Err(e) => {
-            eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
-            return ExitCode::from(EXIT_INVALID);
-        }
+        Err(status) => return status,
     };
 
     // A checker panic is a bug; report it as the `internal` error document instead of a bare crash.

@@ -3,7 +3,7 @@
 //! request, supplies `now` from the clock in fresh mode when not given, prints, and maps results to exit statuses.
 
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,7 +14,7 @@ use curbi::purchase::Timestamp;
 use curbi::{Error, ErrorCode};
 use serde_json::Value;
 
-use super::{EXIT_INTERNAL, EXIT_INVALID, print_out, usage_error};
+use super::{EXIT_INTERNAL, EXIT_INVALID, print_out, read_file, usage_error};
 
 /// Exit status for a bundle that does not verify (any reason but `verifies`, a malformed bundle included).
 const EXIT_REJECTED: u8 = 1;
@@ -91,20 +91,6 @@ fn parse_verify_args(args: &[OsString]) -> Result<Option<VerifyArgs>, ExitCode> 
         return Err(usage_error("verify: --witnesses-required needs at least one --witness"));
     }
     Ok(Some(out))
-}
-
-/// Reads FILE, or stdin for `-`. An unreadable file is a message on stderr and exit 2.
-fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
-    let body = if file == "-" {
-        let mut buf = Vec::new();
-        io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
-    } else {
-        std::fs::read(PathBuf::from(file))
-    };
-    body.map_err(|e| {
-        eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
-        ExitCode::from(EXIT_INVALID)
-    })
 }
 
 fn print_text(text: &str, status: u8) -> ExitCode {

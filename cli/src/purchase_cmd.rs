@@ -3,9 +3,8 @@
 //! prints the decision and maps it to an exit status.
 
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -13,7 +12,7 @@ use curbi::purchase::{self, Decision, Timestamp, Verdict};
 use curbi::{Error, ErrorCode};
 use serde_json::{Map, Value};
 
-use super::{EXIT_INTERNAL, EXIT_INVALID, print_out, usage_error};
+use super::{EXIT_INTERNAL, EXIT_INVALID, print_out, read_file, usage_error};
 
 /// Exit status for DENY and STEP_UP: the host must not go ahead.
 const EXIT_NOT_ALLOWED: u8 = 1;
@@ -79,20 +78,6 @@ fn parse_args(
         return Err(usage_error(&format!("{cmd}: at most one input can be - (stdin)")));
     }
     Ok(Some(out))
-}
-
-/// Reads FILE, or stdin for `-`. An unreadable file is a message on stderr and exit 2.
-fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
-    let body = if file == "-" {
-        let mut buf = Vec::new();
-        io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
-    } else {
-        std::fs::read(PathBuf::from(file))
-    };
-    body.map_err(|e| {
-        eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
-        ExitCode::from(EXIT_INVALID)
-    })
 }
 
 fn print_doc(doc: &Value, pretty: bool, status: u8) -> ExitCode {

@@ -3,33 +3,19 @@
 //! files and maps results to exit statuses.
 
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use curbi::regression::{self, Regression};
 use curbi::{CheckerVersion, Error, ErrorCode};
 use serde_json::Value;
 
-use super::{EXIT_INTERNAL, EXIT_INVALID, print_out, usage_error};
+use super::{EXIT_INTERNAL, EXIT_INVALID, print_out, read_file, usage_error};
 
 /// Exit status when the policy is invalid (lint) or an expectation no longer holds (replay).
 const EXIT_FAILED: u8 = 1;
-
-/// Reads FILE, or stdin for `-`. An unreadable file is a message on stderr and exit 2.
-fn read_input(file: &OsString) -> Result<Vec<u8>, ExitCode> {
-    let body = if file == "-" {
-        let mut buf = Vec::new();
-        io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
-    } else {
-        std::fs::read(PathBuf::from(file))
-    };
-    body.map_err(|e| {
-        eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
-        ExitCode::from(EXIT_INVALID)
-    })
-}
 
 /// Parses JSON; invalid JSON is the `invalid_json` error document on stdout and exit 2.
 fn parse_json(bytes: &[u8], pretty: bool) -> Result<Value, ExitCode> {
@@ -146,7 +132,7 @@ pub(crate) fn lint_command(args: &[OsString]) -> ExitCode {
         return usage_error("lint needs a POLICY file (or - for stdin)");
     };
     let pretty = a.has("--pretty");
-    let value = match read_input(file).and_then(|b| parse_json(&b, pretty)) {
+    let value = match read_file(file).and_then(|b| parse_json(&b, pretty)) {
         Ok(v) => v,
         Err(code) => return code,
     };
@@ -186,7 +172,7 @@ pub(crate) fn export_command(args: &[OsString]) -> ExitCode {
             }
         },
     };
-    let mut request = match read_input(file).and_then(|b| parse_json(&b, false)) {
+    let mut request = match read_file(file).and_then(|b| parse_json(&b, false)) {
         Ok(v) => v,
         Err(code) => return code,
     };
@@ -240,7 +226,7 @@ pub(crate) fn replay_command(args: &[OsString]) -> ExitCode {
     let Some(file) = a.file else {
         return usage_error("replay needs a REGRESSION file (regression.json, or - for stdin)");
     };
-    let value = match read_input(file).and_then(|b| parse_json(&b, false)) {
+    let value = match read_file(file).and_then(|b| parse_json(&b, false)) {
         Ok(v) => v,
         Err(code) => return code,
     };
