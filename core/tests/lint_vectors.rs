@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use curbi::lint::{self, WarningCode};
 use serde_json::{Value, json};
 
-use common::{group_files, load, vectors};
+use common::{cases, group_files, load, vectors};
 
 /// The report as the vectors state it: codes and paths only, in order.
 fn comparable(r: &lint::LintReport) -> Value {
@@ -28,9 +28,7 @@ fn lint_vectors() {
     for path in &files {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         let doc = load(path);
-        assert!(doc["description"].is_string(), "{file}: group needs a description");
-        let cases = doc["cases"].as_array().unwrap_or_else(|| panic!("{file}: cases must be an array"));
-        assert!(!cases.is_empty(), "{file}: no cases");
+        let cases = cases(&file, &doc);
         for (i, case) in cases.iter().enumerate() {
             let keys: Vec<&String> = case.as_object().unwrap().keys().collect();
             assert_eq!(keys, ["description", "expected", "policy"], "{file}#{i}: members");

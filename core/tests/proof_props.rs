@@ -40,13 +40,10 @@ fn log() -> &'static MerkleLog {
     &logs()[0]
 }
 
-/// The sequence of hashing steps RFC 9162 §2.1.3.2 takes for (index, size): `true` where the proof element is
-/// the left input. Two (index, size) pairs with equal shapes are indistinguishable to any verifier.
-fn inclusion_shape(index: u64, size: u64) -> Option<Vec<bool>> {
-    if index >= size {
-        return None;
-    }
-    let (mut f, mut s, mut ops) = (index, size - 1, Vec::new());
+/// The RFC 9162 walk from node `f` of a tree whose last node is `s` up to the root: per step, `true` where the
+/// proof element is the left input (§2.1.3.2 and the second loop of §2.1.4.2 take the same steps).
+fn walk(mut f: u64, mut s: u64) -> Vec<bool> {
+    let mut ops = Vec::new();
     while s > 0 {
         if f & 1 == 1 || f == s {
             ops.push(true);
@@ -60,7 +57,13 @@ fn inclusion_shape(index: u64, size: u64) -> Option<Vec<bool>> {
         f >>= 1;
         s >>= 1;
     }
-    Some(ops)
+    ops
+}
+
+/// The sequence of hashing steps RFC 9162 §2.1.3.2 takes for (index, size): `true` where the proof element is
+/// the left input. Two (index, size) pairs with equal shapes are indistinguishable to any verifier.
+fn inclusion_shape(index: u64, size: u64) -> Option<Vec<bool>> {
+    (index < size).then(|| walk(index, size - 1))
 }
 
 /// The RFC 9162 §2.1.4.2 steps for (size1, size2): whether the seed is a proof element, then per element whether
@@ -69,25 +72,12 @@ fn consistency_shape(size1: u64, size2: u64) -> Option<(bool, Vec<bool>)> {
     if size1 == 0 || size1 >= size2 {
         return None;
     }
-    let (mut f, mut s, mut ops) = (size1 - 1, size2 - 1, Vec::new());
+    let (mut f, mut s) = (size1 - 1, size2 - 1);
     while f & 1 == 1 {
         f >>= 1;
         s >>= 1;
     }
-    while s > 0 {
-        if f & 1 == 1 || f == s {
-            ops.push(true);
-            while f & 1 == 0 && f != 0 {
-                f >>= 1;
-                s >>= 1;
-            }
-        } else {
-            ops.push(false);
-        }
-        f >>= 1;
-        s >>= 1;
-    }
-    Some((!size1.is_power_of_two(), ops))
+    Some((!size1.is_power_of_two(), walk(f, s)))
 }
 
 /// The root a verifier holds for `size`: the honest one when the tree exists, else the one it was shown.

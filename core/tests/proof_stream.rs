@@ -5,6 +5,8 @@
 //! error a document reports must not depend on which reader read it, nor on the order its members are written in.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
@@ -13,7 +15,7 @@ use curbi::proof::bundle::ParsedBundle;
 use curbi::proof::verify::{verify_parts_text, verify_request, verify_request_text};
 
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors/proof")
+    common::vectors().join("proof")
 }
 
 fn input(file: &str) -> Value {

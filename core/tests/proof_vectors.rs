@@ -4,13 +4,15 @@
 //! generator makes (the same check as `curbi vectors --check`).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use serde_json::Value;
 
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors/proof")
+    common::vectors().join("proof")
 }
 
 fn read(name: &str) -> Vec<u8> {
@@ -52,6 +54,17 @@ const REASONS: [&str; 13] = [
     "checkpoint_key_not_valid_at_issue",
     "malformed",
 ];
+
+/// The verifier's reasons are exactly the seed's words plus `malformed`, in order, and serialize as those words.
+#[test]
+fn the_verifier_speaks_the_seed_reasons() {
+    use curbi::proof::verify::Reason;
+    let names: Vec<&str> = Reason::ALL.iter().map(|r| r.as_str()).collect();
+    assert_eq!(names, REASONS);
+    for r in Reason::ALL {
+        assert_eq!(serde_json::to_value(r).unwrap(), Value::String(r.as_str().to_owned()));
+    }
+}
 
 fn cases() -> Vec<Value> {
     let index: Value = serde_json::from_slice(&read("cases.json")).unwrap();

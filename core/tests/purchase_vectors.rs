@@ -2,17 +2,16 @@
 //! and checks the invariants every decision document must hold.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use serde_json::Value;
 
-fn vectors_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors/purchase")
-}
+use common::{group_files, load, vectors};
 
 fn reasons_list() -> Vec<(String, String)> {
-    let doc: Value = serde_json::from_slice(&std::fs::read(vectors_dir().join("reasons.json")).unwrap()).unwrap();
+    let doc = load(&vectors().join("purchase/reasons.json"));
     doc["codes"]
         .as_array()
         .unwrap()
@@ -102,19 +101,13 @@ fn triples(reasons: &Value) -> BTreeSet<(String, String, String)> {
 #[test]
 fn purchase_vectors() {
     let known = reasons_list();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(vectors_dir())
-        .expect("vectors/purchase exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.file_name().is_some_and(|n| n != "reasons.json"))
-        .collect();
-    files.sort();
+    let files: Vec<_> = group_files("purchase").into_iter().filter(|p| !p.ends_with("reasons.json")).collect();
     let (mut ran, mut purchase, mut action) = (0, 0, 0);
     let mut seen_codes = BTreeSet::new();
     let mut failures = Vec::new();
     for path in &files {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let doc: Value =
-            serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let doc = load(path);
         check_shape(&file, &doc);
         let is_action = doc["check"] == "action";
         for (i, case) in doc["cases"].as_array().unwrap().iter().enumerate() {

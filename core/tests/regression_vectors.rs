@@ -8,7 +8,7 @@ use curbi::CheckerVersion;
 use curbi::regression::{self, export_regression, export_regression_pinned, parse_regression, replay};
 use serde_json::{Value, json};
 
-use common::{group_files, load};
+use common::{cases, group_files, load};
 
 fn error_doc(e: &curbi::Error) -> Value {
     json!({"error": {"code": e.code.as_str(), "path": e.path}})
@@ -21,9 +21,7 @@ fn regression_vectors() {
     for path in &files {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         let doc = load(path);
-        assert!(doc["description"].is_string(), "{file}: group needs a description");
-        let cases = doc["cases"].as_array().unwrap_or_else(|| panic!("{file}: cases must be an array"));
-        assert!(!cases.is_empty(), "{file}: no cases");
+        let cases = cases(&file, &doc);
         for (i, case) in cases.iter().enumerate() {
             let obj = case.as_object().unwrap();
             assert_eq!(obj.len(), 3, "{file}#{i}: description, export | replay, expected");

@@ -1,13 +1,11 @@
 //! Runs every shared vector in `vectors/check/` through the Check API and compares whole documents.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::path::PathBuf;
+mod common;
 
 use serde_json::Value;
 
-fn vectors_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors/check")
-}
+use common::{group_files, load, vectors};
 
 /// Checks a group file's shape (vectors/README.md): description, non-empty cases, each with description, request,
 /// expected.
@@ -55,18 +53,12 @@ fn spans_round_trip(file: &str, i: usize, request: &Value, response: &Value) {
 
 #[test]
 fn check_vectors() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(vectors_dir())
-        .expect("vectors/check exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
+    let files = group_files("check");
     let mut ran = 0;
     let mut failures = Vec::new();
     for path in &files {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let doc: Value =
-            serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let doc = load(path);
         check_shape(&file, &doc);
         for (i, case) in doc["cases"].as_array().unwrap().iter().enumerate() {
             ran += 1;
@@ -95,8 +87,7 @@ fn check_vectors() {
 
 #[test]
 fn error_codes_match_the_shared_list() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors/errors.json");
-    let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let doc = load(&vectors().join("errors.json"));
     let listed: Vec<&str> = doc["codes"].as_array().unwrap().iter().map(|c| c["code"].as_str().unwrap()).collect();
     let ours: Vec<&str> = curbi::ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     assert_eq!(listed, ours);

@@ -1086,32 +1086,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reasons_are_the_seed_words() {
-        let names: Vec<&str> = Reason::ALL.iter().map(|r| r.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "verifies",
-                "no_trusted_keys",
-                "bad_signature",
-                "not_in_log",
-                "attestation_not_bound",
-                "duplicate",
-                "conflicting_receipt",
-                "fork_detected",
-                "history_unproven",
-                "checkpoint_unknown_key",
-                "expired",
-                "checkpoint_key_not_valid_at_issue",
-                "malformed"
-            ]
-        );
-        for r in Reason::ALL {
-            assert_eq!(serde_json::to_value(r).ok(), Some(Value::String(r.as_str().to_string())));
-        }
-    }
-
-    #[test]
     fn options_are_read_strictly() {
         let err = |v: Value| match VerifyOptions::from_request(v.as_object().expect("object"), &[]) {
             Ok(_) => (ErrorCode::Internal, "accepted".to_string()),

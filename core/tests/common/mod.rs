@@ -26,3 +26,11 @@ pub(crate) fn group_files(group: &str) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// The `cases` of a vector group document, after checking that the group has a description and at least one case.
+pub(crate) fn cases<'a>(file: &str, doc: &'a Value) -> &'a Vec<Value> {
+    assert!(doc["description"].is_string(), "{file}: group needs a description");
+    let cases = doc["cases"].as_array().unwrap_or_else(|| panic!("{file}: cases must be an array"));
+    assert!(!cases.is_empty(), "{file}: no cases");
+    cases
+}
