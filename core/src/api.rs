@@ -268,13 +268,6 @@ pub fn verify_bundle_json(request: &[u8]) -> Result<String> {
     Ok(crate::proof::verify::verify_request_text(utf8(request)?)?.to_json_string())
 }
 
-/// [`verify_bundle_json`] with the bundle and the options as two documents: `options` is the request without
-/// `bundle` (`{"keys", "allowTest"?, ...}`). Error paths are those of the combined request (`/keys/...`,
-/// `/bundle/...`). To verify many bundles with the same options, read them once into a [`Verifier`].
-pub fn verify_bundle_with_options_json(bundle: &[u8], options: &[u8]) -> Result<String> {
-    Ok(crate::proof::verify::verify_parts_text(utf8(bundle)?, utf8(options)?)?.to_json_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

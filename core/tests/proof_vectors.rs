@@ -173,16 +173,14 @@ fn files_are_what_the_generator_makes() {
     assert_eq!(on_disk, made, "vectors/proof holds exactly the generated files");
 }
 
+/// The CLI's form: the bundle and the options as two documents (`verify_parts_text`).
 #[test]
-fn the_two_argument_form_agrees() {
+fn the_two_document_form_agrees() {
     let doc: Value = serde_json::from_slice(&read("valid-four-domains.json")).unwrap();
     let mut options = doc["input"].clone();
     let bundle = options.as_object_mut().unwrap().remove("bundle").unwrap();
-    let out = curbi::api::verify_bundle_with_options_json(
-        &serde_json::to_vec(&bundle).unwrap(),
-        &serde_json::to_vec(&options).unwrap(),
-    )
-    .unwrap();
+    let out =
+        curbi::proof::verify::verify_parts_text(&bundle.to_string(), &options.to_string()).unwrap().to_json_string();
     let whole = curbi::api::verify_bundle_json(&serde_json::to_vec(&doc["input"]).unwrap()).unwrap();
     assert_eq!(out, whole);
     let v: Value = serde_json::from_str(&out).unwrap();

@@ -171,7 +171,12 @@ proptest! {
             let r: Value = serde_json::from_str(&out).unwrap();
             prop_assert!(r["reason"].is_string());
         }
-        let _ = curbi::api::verify_bundle_with_options_json(&bytes, &bytes);
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            let _ = curbi::proof::verify::verify_parts_text(text, text);
+        }
+        if let Ok(verifier) = curbi::api::Verifier::from_json(&bytes) {
+            let _ = verifier.verify_json(&bytes);
+        }
     }
 
     /// Arbitrary JSON in place of the whole request, the bundle or the keys.

@@ -1,14 +1,16 @@
-//! Arbitrary bytes as a `verify_bundle` request (`api::verify_bundle_json`, the JSON entry every surface uses), and
-//! the same bytes as a bundle document with the published test key set as options
-//! (`api::verify_bundle_with_options_json`). Neither may panic; `Err` only for bytes that are not UTF-8 JSON, and
-//! every result is consistent (`ok` exactly when the reason is `verifies`). And the streaming reader agrees with the
-//! tree reader: for JSON without repeated member names, `verify_request_text` gives `verify_request`'s result.
+//! Arbitrary bytes as a `verify_bundle` request (`api::verify_bundle_json`, the JSON entry every surface uses); the
+//! same bytes as a bundle document for a verifier handle built from the published test key set
+//! (`api::Verifier::verify_json`, what `curbi_verifier_verify` and the bindings' verifiers call); and as the bundle
+//! of `curbi verify` with those options (`verify_parts_text`). None may panic; `Err` only for bytes that are not
+//! UTF-8 JSON, and every result is consistent (`ok` exactly when the reason is `verifies`). And the streaming reader
+//! agrees with the tree reader: for JSON without repeated member names, `verify_request_text` gives
+//! `verify_request`'s result.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 /// The published test key (`curbi vectors`, docs/PROOF.md §Vectors), tagged `curbi:test`.
-const OPTIONS: &[u8] = br#"{"keys":{"keys":[{"kty":"OKP","crv":"Ed25519","x":"WCuf68iroVF6qipCrqwDbQ468SF0Mi7_njGMMnjIJnU","curbi:test":true}]},"allowTest":true}"#;
+const OPTIONS: &str = r#"{"keys":{"keys":[{"kty":"OKP","crv":"Ed25519","x":"WCuf68iroVF6qipCrqwDbQ468SF0Mi7_njGMMnjIJnU","curbi:test":true}]},"allowTest":true}"#;
 
 fn consistent(out: curbi::Result<String>) {
     let Ok(text) = out else { return };
@@ -34,6 +36,10 @@ fn same_as_tree(data: &[u8]) {
 
 fuzz_target!(|data: &[u8]| {
     consistent(curbi::api::verify_bundle_json(data));
-    consistent(curbi::api::verify_bundle_with_options_json(data, OPTIONS));
+    let verifier = curbi::api::Verifier::from_json(OPTIONS.as_bytes()).expect("the test key set is usable");
+    consistent(verifier.verify_json(data));
+    if let Ok(text) = std::str::from_utf8(data) {
+        consistent(curbi::proof::verify::verify_parts_text(text, OPTIONS).map(|v| v.to_json_string()));
+    }
     same_as_tree(data);
 });
