@@ -6,12 +6,14 @@ pub mod api;
 pub mod check;
 pub mod decimal;
 pub mod error;
+pub mod json;
 pub mod lint;
 pub(crate) mod pointer;
 pub mod policy;
 pub mod proof;
 pub mod purchase;
 pub mod regression;
+pub mod wire;
 
 pub use check::{CompiledPolicy, Finding};
 pub use error::{Error, ErrorCode, Result};

@@ -124,7 +124,7 @@ def test_only_text_that_is_not_json_raises_from_verify():
         ("[]", "invalid_type", ""),
         ("{not json", "invalid_json", ""),
         # A str reaches the core as written, so a repeated member is refused, not silently collapsed.
-        ('{"keys": {"keys": []}, "keys": {"keys": []}}', "invalid_json", ""),
+        ('{"keys": {"keys": []}, "keys": {"keys": []}}', "duplicate_member", "/keys"),
         ({"keys": {"keys": []}, "bundle": {}}, "unknown_field", "/bundle"),
         ({}, "missing_field", "/keys"),
     ],

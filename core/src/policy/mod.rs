@@ -3,7 +3,9 @@
 
 mod schema;
 
-pub use schema::{parse_policy, parse_request, parse_request_value, validate_policy_value};
+pub use schema::{
+    parse_cases, parse_policy, parse_record, parse_request, parse_request_value, parse_version, validate_policy_value,
+};
 
 use crate::decimal::Dec;
 
