@@ -1,4 +1,5 @@
-//! The JSON-RPC layer: one message per POST, the era of each request, and the methods of both eras.
+//! The JSON-RPC layer of `POST /mcp`: the shape of one message, the protocol era of each request, and the methods of
+//! both eras (`tools/call` runs [`crate::tools`]).
 
 use axum::http::header::WWW_AUTHENTICATE;
 use axum::http::{HeaderMap, StatusCode};
@@ -6,8 +7,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
 use crate::auth::{Caller, Scope};
+use crate::config::Server;
+use crate::http::json_response;
+use crate::rpc::{RpcError, code, rate_limited};
 use crate::tools::{self, ToolOutcome};
-use crate::{RpcError, Server, code, json_response};
 
 /// The modern revision (stateless, `server/discover`).
 pub const MODERN: &str = "2026-07-28";
@@ -154,7 +157,7 @@ pub fn dispatch(server: &Server, headers: &HeaderMap, caller: &Caller, message: 
 }
 
 fn ok(id: &Value, result: Value) -> Response {
-    json_response(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+    json_response(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(), Vec::new())
 }
 
 fn legacy(
@@ -304,7 +307,7 @@ fn call(
         }
     }
     if let Err(retry) = server.tool_calls.check(&format!("{}/{name}", caller.bucket())) {
-        return Err(crate::rate_limited(retry, &format!("rate limit exceeded for {name}")).with_id(id));
+        return Err(rate_limited(retry, &format!("rate limit exceeded for {name}")).with_id(id));
     }
     let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
     let outcome =

@@ -10,12 +10,11 @@ use std::net::SocketAddr;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
-use common::http::{Reply, send_raw};
-use curbi_cli::serve;
-use curbi_mcp::{ApiKey, Config, KeySet, Scope};
+use common::{Reply, send_raw};
+use curbi_mcp::{ApiKey, Config, KeySet, Scope, router, serve};
 
-const SESSION: &str = include_str!("../../mcp/tests/fixtures/seed000_session.json");
-const AGENT_START: &str = include_str!("../../mcp/tests/fixtures/seed000_agent_start.json");
+const SESSION: &str = include_str!("fixtures/seed000_session.json");
+const AGENT_START: &str = include_str!("fixtures/seed000_agent_start.json");
 const TEST_KEY: &str = "curbi_test_k3y-for-the-http-tests";
 const LIVE_KEY: &str = "curbi_live_another-key-for-tests";
 const CHECKOUT_ONLY_KEY: &str = "curbi_test_checkout-only-key-000";
@@ -39,7 +38,7 @@ async fn start(config: Config) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("local addr");
     tokio::spawn(async move {
-        serve::serve(listener, serve::router_with_mcp(config), std::future::pending()).await.expect("serve");
+        serve(listener, router(config), std::future::pending()).await.expect("serve");
     });
     addr
 }
