@@ -309,13 +309,13 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** A compiled policy: immutable, cheap to share. Made by `compilePolicy`; check any number of replies with it. */
 export declare class Policy {
   /** Checks one reply. `reply.slice(...finding.span) === finding.text` for every finding. */
-  check(reply: string, options?: CheckOptions | PreparedOptions | undefined | null): Check
+  check(reply: string, options?: CheckOptions | PreparedOptions | string | undefined | null): Check
   /** Checks one reply on the libuv thread pool. Bad input rejects the Promise with a `CurbiError`. */
-  checkAsync(reply: string, options?: CheckOptions | PreparedOptions | undefined | null): Promise<Check>
+  checkAsync(reply: string, options?: CheckOptions | PreparedOptions | string | undefined | null): Promise<Check>
   /** Checks up to 50 cases (`{id?, reply, record?}`), one result per case in order. */
-  checkCases(cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null): CheckBatch
+  checkCases(cases: CheckCase[] | string, options?: CheckOptions | PreparedOptions | string | undefined | null): CheckBatch
   /** `checkCases` on the libuv thread pool. */
-  checkCasesAsync(cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null): Promise<CheckBatch>
+  checkCasesAsync(cases: CheckCase[] | string, options?: CheckOptions | PreparedOptions | string | undefined | null): Promise<CheckBatch>
 }
 
 /**
@@ -376,7 +376,7 @@ export declare function exportRegression(request: ExportRequest | string): Regre
  * Reads and validates check options once. Throws a `CurbiError` with the same codes and paths as passing the
  * object to `policy.check` (`/record/facts/0/value`, `/version`).
  */
-export declare function prepareOptions(options: CheckOptions): PreparedOptions
+export declare function prepareOptions(options: CheckOptions | string): PreparedOptions
 
 /** Replays a `curbi.regression` document with the checker version it pins: the `curbi.replay` report. */
 export declare function replayRegression(regression: Regression | string): ReplayReport

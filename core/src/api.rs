@@ -51,7 +51,7 @@ impl Record {
     /// Reads a record (the Check API's `record` member) from JSON bytes, once, to check many replies against;
     /// errors carry the paths of a request (`/record/facts/0/value`).
     pub fn from_json(bytes: &[u8]) -> Result<Record> {
-        policy::parse_record(&json::read(bytes)?, "/record")
+        policy::parse_record(&read_at(bytes, "/record")?, "/record")
     }
 }
 
@@ -69,13 +69,19 @@ pub struct Cases(pub Vec<Case>);
 impl Cases {
     /// Reads a JSON array of cases; errors carry the paths of a Check API request (`/cases/0/reply`).
     pub fn from_json(bytes: &[u8]) -> Result<Cases> {
-        Cases::from_value(&json::read(bytes)?)
+        Cases::from_value(&read_at(bytes, "/cases")?)
     }
 
     /// Reads an already-parsed array of cases.
     pub fn from_value(value: &Value) -> Result<Cases> {
         policy::parse_cases(value, "/cases").map(Cases)
     }
+}
+
+/// Reads a document that sits at `base` in a request, so that the reader's errors carry the same paths as the
+/// schema's (`/record/facts/0/value`, not `/facts/0/value`).
+fn read_at(bytes: &[u8], base: &str) -> Result<Value> {
+    json::read(bytes).map_err(|e| Error::new(e.code, format!("{base}{}", e.path), e.message))
 }
 
 /// Runs a parsed request (UTF-16 spans, the wire's unit).

@@ -136,7 +136,15 @@ fn era(headers: &HeaderMap, message: &Map<String, Value>, id: &Value) -> Result<
 }
 
 /// Serves one checked message.
-pub fn dispatch(server: &Server, headers: &HeaderMap, caller: &Caller, message: Value) -> Result<Response, RpcError> {
+/// `refused` is the strict reader's error for a repeated member inside `params.arguments` (path relative to the
+/// arguments): the message is still answered, and a `tools/call` gets it as its tool error.
+pub fn dispatch(
+    server: &Server,
+    headers: &HeaderMap,
+    caller: &Caller,
+    message: Value,
+    refused: Option<&curbi::Error>,
+) -> Result<Response, RpcError> {
     let Value::Object(message) = message else {
         return Err(RpcError::new(StatusCode::BAD_REQUEST, code::INVALID_REQUEST, "Invalid Request"));
     };
@@ -151,8 +159,8 @@ pub fn dispatch(server: &Server, headers: &HeaderMap, caller: &Caller, message: 
         return Ok(StatusCode::ACCEPTED.into_response());
     };
     match era {
-        Era::Legacy => legacy(server, caller, &id, method, params),
-        Era::Modern => modern(server, headers, caller, &id, method, params),
+        Era::Legacy => legacy(server, caller, &id, method, params, refused),
+        Era::Modern => modern(server, headers, caller, &id, method, params, refused),
     }
 }
 
@@ -166,6 +174,7 @@ fn legacy(
     id: &Value,
     method: &str,
     params: &Map<String, Value>,
+    refused: Option<&curbi::Error>,
 ) -> Result<Response, RpcError> {
     // Legacy clients read JSON-RPC errors of a request from a 200 response.
     let rpc = |code: i64, m: String| RpcError::new(StatusCode::OK, code, m).with_id(id);
@@ -186,7 +195,7 @@ fn legacy(
         "ping" => Ok(ok(id, json!({}))),
         "tools/list" => Ok(ok(id, json!({"tools": tools::visible_tools(caller)}))),
         "tools/call" => {
-            let result = call(server, caller, id, params, StatusCode::OK)?;
+            let result = call(server, caller, id, params, refused, StatusCode::OK)?;
             Ok(ok(id, result))
         }
         _ => Err(rpc(code::METHOD_NOT_FOUND, format!("Method not found: {method}"))),
@@ -200,6 +209,7 @@ fn modern(
     id: &Value,
     method: &str,
     params: &Map<String, Value>,
+    refused: Option<&curbi::Error>,
 ) -> Result<Response, RpcError> {
     let bad = |code: i64, m: String| RpcError::new(StatusCode::BAD_REQUEST, code, m).with_id(id);
     let meta = params.get("_meta").and_then(Value::as_object);
@@ -243,7 +253,7 @@ fn modern(
             "cacheScope": "public",
         }),
         "tools/list" => json!({"tools": tools::visible_tools(caller), "ttlMs": TTL_MS, "cacheScope": scope}),
-        "tools/call" => call(server, caller, id, params, StatusCode::BAD_REQUEST)?,
+        "tools/call" => call(server, caller, id, params, refused, StatusCode::BAD_REQUEST)?,
         _ => {
             return Err(RpcError::new(
                 StatusCode::NOT_FOUND,
@@ -269,6 +279,7 @@ fn call(
     caller: &Caller,
     id: &Value,
     params: &Map<String, Value>,
+    refused: Option<&curbi::Error>,
     invalid_status: StatusCode,
 ) -> Result<Value, RpcError> {
     let invalid = |m: String| RpcError::new(invalid_status, code::INVALID_PARAMS, m).with_id(id);
@@ -309,6 +320,9 @@ fn call(
     if let Err(retry) = server.tool_calls.check(&format!("{}/{name}", caller.bucket())) {
         return Err(rate_limited(retry, &format!("rate limit exceeded for {name}")).with_id(id));
     }
+    if let Some(e) = refused {
+        return Ok(tool_result(ToolOutcome::core_error(e), server.config.max_tool_output, caller));
+    }
     let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
     let outcome =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tools::run(tool, &arguments))).map_err(|_| {
@@ -323,7 +337,7 @@ fn tool_result(outcome: ToolOutcome, max_output: usize, caller: &Caller) -> Valu
     let ToolOutcome { text, is_error } = outcome;
     let (text, is_error) = if text.len() > max_output {
         let e = json!({"error": {
-            "code": "output_too_large",
+            "code": curbi::ErrorCode::OutputTooLarge.as_str(),
             "message": format!(
                 "the tool output is {} bytes, over this server's {max_output}-byte limit; send fewer cases or a smaller input",
                 text.len()

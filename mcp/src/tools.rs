@@ -75,7 +75,7 @@ impl ToolOutcome {
         ToolOutcome { text: doc.to_string(), is_error: true }
     }
 
-    fn core_error(e: &curbi::Error) -> ToolOutcome {
+    pub(crate) fn core_error(e: &curbi::Error) -> ToolOutcome {
         ToolOutcome { text: e.to_json().to_string(), is_error: true }
     }
 }
@@ -155,7 +155,11 @@ pub fn run(tool: &Tool, args: &Value) -> ToolOutcome {
         "search" => ToolOutcome::ok(catalog::search(args["query"].as_str().unwrap_or_default()).to_string()),
         "fetch" => match catalog::fetch(args["id"].as_str().unwrap_or_default()) {
             Some(doc) => ToolOutcome::ok(doc.to_string()),
-            None => ToolOutcome::error("unknown_id", "/id", "no document with this id; use an id returned by search"),
+            None => ToolOutcome::error(
+                curbi::ErrorCode::UnknownId.as_str(),
+                "/id",
+                "no document with this id; use an id returned by search",
+            ),
         },
         "verify_checkout" => ToolOutcome::ok(curbi::purchase::verify_checkout_request(args).to_json_string()),
         "verify_agent" => ToolOutcome::ok(curbi::purchase::verify_action_request(args).to_json_string()),
@@ -166,7 +170,7 @@ pub fn run(tool: &Tool, args: &Value) -> ToolOutcome {
             },
             None => ToolOutcome::error("invalid_type", "/sequence", "'sequence' must be a whole number ≥ 0"),
         },
-        other => ToolOutcome::error("unknown_tool", "", format!("no handler for {other}")),
+        other => ToolOutcome::error(curbi::ErrorCode::UnknownTool.as_str(), "", format!("no handler for {other}")),
     }
 }
 

@@ -41,14 +41,35 @@ async fn handle(server: &Server, req: Request) -> Result<Response, RpcError> {
         }
     })
     .await?;
-    let message: Value = serde_json::from_slice(&body)
-        .map_err(|e| RpcError::new(StatusCode::BAD_REQUEST, code::PARSE_ERROR, format!("Parse error: {e}")))?;
+    let (message, refused) = read_message(&body)?;
     let caller = server.config.keys.caller(headers.get(AUTHORIZATION))?;
     protocol::check_message_shape(&message)?;
     if let Err(retry) = server.requests.check(&caller.bucket()) {
         return Err(rate_limited(retry, "rate limit exceeded: too many requests for this caller"));
     }
-    protocol::dispatch(server, &headers, &caller, message)
+    protocol::dispatch(server, &headers, &caller, message, refused.as_ref())
+}
+
+/// Reads a JSON-RPC message with core's strict reader. A repeated member inside `params.arguments` is the tool's
+/// own input error (a tool result with `isError`, its path relative to the arguments, as a tool error for any
+/// other bad argument); anywhere else in the message it is a parse error (-32700), like bad syntax.
+fn read_message(body: &[u8]) -> Result<(Value, Option<curbi::Error>), RpcError> {
+    let parse_error =
+        |m: String| RpcError::new(StatusCode::BAD_REQUEST, code::PARSE_ERROR, format!("Parse error: {m}"));
+    let e = match curbi::json::read(body) {
+        Ok(message) => return Ok((message, None)),
+        Err(e) => e,
+    };
+    let within = e.path.strip_prefix("/params/arguments").filter(|rest| rest.is_empty() || rest.starts_with('/'));
+    match within {
+        Some(rest) if e.code == curbi::ErrorCode::DuplicateMember => {
+            // Readable apart from the repeat: the envelope (method, id, tool name) is still answered.
+            let message = serde_json::from_slice(body).map_err(|e| parse_error(e.to_string()))?;
+            let refused = curbi::Error::new(e.code, rest, e.message);
+            Ok((message, Some(refused)))
+        }
+        _ => Err(parse_error(format!("{} (at \"{}\")", e.message, e.path))),
+    }
 }
 
 /// 403 unless the `Host` names an allowed host (DNS-rebinding protection) and a present `Origin` names the same

@@ -707,3 +707,23 @@ async fn signed_receipts_from_the_demo_log_verify() {
     let (doc, _) = tool_result(&legacy(addr, &call(6, "fetch_signed_receipt", json!({"sequence": 4})), &auth).await);
     assert!(doc["error"]["message"].as_str().is_some_and(|m| m.contains("signed log entry is not available")));
 }
+
+/// Core's strict reader reads every message: a member written twice inside a tool's arguments is that tool's input
+/// error (its path relative to the arguments), and anywhere else in the message a parse error, as bad syntax is.
+#[tokio::test]
+async fn repeated_members_are_refused() {
+    let addr = start(open_config()).await;
+    let mut h = JSON_HEADERS.to_vec();
+    h.push(("MCP-Protocol-Version", "2025-06-18"));
+    let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"policy_check","arguments":{"policy":{"prices":[{"item":"Pro","amount":49,"amount":29}]},"reply":"Pro is $29."}}}"#;
+    let (doc, is_error) = tool_result(&send(addr, "POST", "/mcp", &h, body.as_bytes()).await);
+    assert!(is_error, "{doc}");
+    assert_eq!(
+        (doc["error"]["code"].as_str(), doc["error"]["path"].as_str()),
+        (Some("duplicate_member"), Some("/policy/prices/0/amount"))
+    );
+    let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","method":"tools/call","params":{}}"#;
+    let reply = send(addr, "POST", "/mcp", &h, body.as_bytes()).await;
+    assert_eq!(reply.rpc_error(), -32700);
+    assert!(reply.json()["error"]["message"].as_str().is_some_and(|m| m.contains("/method")), "{}", reply.json());
+}

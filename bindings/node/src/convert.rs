@@ -16,12 +16,14 @@ pub(crate) fn document_text(env: &Env, value: Unknown, what: &str) -> Result<Str
     }
 }
 
-/// Reads the optional options argument: `undefined` or `null` means none; anything else must be an object.
+/// Reads the optional options argument: `undefined` or `null` means none; otherwise an object or JSON text.
 pub(crate) fn options_text(env: &Env, value: Option<Unknown>) -> Result<Option<String>, Error> {
     let Some(value) = value else { return Ok(None) };
     match value.get_type().map_err(internal)? {
         ValueType::Undefined | ValueType::Null => Ok(None),
         ValueType::Object => stringify(env, value).map(Some),
+        // JSON text, read by the core's strict reader as it is (a repeated member is refused, not collapsed).
+        ValueType::String => String::from_unknown(value).map(Some).map_err(internal),
         other => {
             Err(Error::new(ErrorCode::InvalidType, "", format!("options must be an object, got {}", type_name(other))))
         }

@@ -79,7 +79,7 @@ impl PreparedOptions {
 
 /// Reads and validates check options once. Throws a `CurbiError` with the same codes and paths as passing the
 /// object to `policy.check` (`/record/facts/0/value`, `/version`).
-#[napi(ts_args_type = "options: CheckOptions")]
+#[napi(ts_args_type = "options: CheckOptions | string")]
 pub fn prepare_options(env: Env, options: Unknown) -> napi::Result<PreparedOptions> {
     let run = || match options_text(&env, Some(options))? {
         Some(text) => CheckOptions::from_json(text.as_bytes()),
@@ -133,8 +133,9 @@ fn check_cases(policy: &CompiledPolicy, cases: &str, options: &Options) -> Resul
 }
 
 /// `cases` must be an array; its errors are reported at `/cases` as in a request.
+/// `cases` must be an array or JSON text (the core judges the text: not an array is its `invalid_type` at `/cases`).
 fn cases_text(env: &Env, cases: Unknown) -> Result<String, Error> {
-    if !cases.is_array().unwrap_or(false) {
+    if !cases.is_array().unwrap_or(false) && cases.get_type().ok() != Some(ValueType::String) {
         return Err(Error::new(Code::InvalidType, "/cases", "cases must be an array"));
     }
     document_text(env, cases, "cases")
@@ -144,7 +145,7 @@ fn cases_text(env: &Env, cases: Unknown) -> Result<String, Error> {
 impl Policy {
     /// Checks one reply. `reply.slice(...finding.span) === finding.text` for every finding.
     #[napi(
-        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | string | undefined | null",
         ts_return_type = "Check"
     )]
     pub fn check(&self, env: Env, reply: Unknown, options: Option<Unknown>) -> napi::Result<Unknown<'static>> {
@@ -154,7 +155,7 @@ impl Policy {
 
     /// Checks one reply on the libuv thread pool. Bad input rejects the Promise with a `CurbiError`.
     #[napi(
-        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | string | undefined | null",
         ts_return_type = "Promise<Check>"
     )]
     pub fn check_async(&self, env: Env, reply: Unknown, options: Option<Unknown>) -> AsyncTask<CheckTask> {
@@ -165,7 +166,7 @@ impl Policy {
 
     /// Checks up to 50 cases (`{id?, reply, record?}`), one result per case in order.
     #[napi(
-        ts_args_type = "cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_args_type = "cases: CheckCase[] | string, options?: CheckOptions | PreparedOptions | string | undefined | null",
         ts_return_type = "CheckBatch"
     )]
     pub fn check_cases(&self, env: Env, cases: Unknown, options: Option<Unknown>) -> napi::Result<Unknown<'static>> {
@@ -175,7 +176,7 @@ impl Policy {
 
     /// `checkCases` on the libuv thread pool.
     #[napi(
-        ts_args_type = "cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_args_type = "cases: CheckCase[] | string, options?: CheckOptions | PreparedOptions | string | undefined | null",
         ts_return_type = "Promise<CheckBatch>"
     )]
     pub fn check_cases_async(&self, env: Env, cases: Unknown, options: Option<Unknown>) -> AsyncTask<CheckTask> {
