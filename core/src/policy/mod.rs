@@ -95,6 +95,15 @@ pub struct Policy {
 pub struct Effect {
     pub operation: Option<String>,
     pub status: Option<String>,
+    /// `status` is exactly `"DONE"`: decided once when the record is read, not on every check.
+    pub done: bool,
+}
+
+impl Effect {
+    pub fn new(operation: Option<String>, status: Option<String>) -> Effect {
+        let done = status.as_deref() == Some("DONE");
+        Effect { operation, status, done }
+    }
 }
 
 /// `record.facts[].kind`.

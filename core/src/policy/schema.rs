@@ -481,7 +481,7 @@ impl Reader {
                         let operation =
                             em.get("operation").and_then(|o| self.string(o, &member(&xp, "operation"), 0, None));
                         let status = em.get("status").and_then(|s| self.string(s, &member(&xp, "status"), 0, None));
-                        r.effects.push(Effect { operation, status });
+                        r.effects.push(Effect::new(operation, status));
                     }
                 }
             }
