@@ -5,10 +5,10 @@
 
 use serde_json::Value;
 
-use crate::check::CompiledPolicy;
+use crate::check::{CompiledCase, CompiledPolicy, CompiledRecord};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json;
-use crate::policy::{self, Case, CheckRequest, CheckerVersion, Record, Replies};
+use crate::policy::{self, CheckRequest, CheckerVersion, Replies};
 pub use crate::proof::verify::Verifier;
 pub use crate::wire::*;
 
@@ -38,7 +38,7 @@ impl CheckOptions {
             return Err(Error::new(ErrorCode::UnknownField, crate::pointer::member("", k), msg));
         }
         Ok(CheckOptions {
-            record: obj.get("record").map(|r| policy::parse_record(r, "/record")).transpose()?,
+            record: obj.get("record").map(|r| read_record(r, "/record")).transpose()?,
             version: match obj.get("version") {
                 Some(v) => policy::parse_version(v, "/version")?,
                 None => Default::default(),
@@ -47,12 +47,17 @@ impl CheckOptions {
     }
 }
 
-impl Record {
-    /// Reads a record (the Check API's `record` member) from JSON bytes, once, to check many replies against;
-    /// errors carry the paths of a request (`/record/facts/0/value`).
-    pub fn from_json(bytes: &[u8]) -> Result<Record> {
-        policy::parse_record(&read_at(bytes, "/record")?, "/record")
+impl CompiledRecord {
+    /// Reads and compiles a record (the Check API's `record` member) from JSON bytes, once, to check many replies
+    /// against; errors carry the paths of a request (`/record/facts/0/value`).
+    pub fn from_json(bytes: &[u8]) -> Result<CompiledRecord> {
+        read_record(&read_at(bytes, "/record")?, "/record")
     }
+}
+
+/// Reads a record at `path` and compiles it.
+fn read_record(value: &Value, path: &str) -> Result<CompiledRecord> {
+    CompiledRecord::compile(policy::parse_record(value, path)?, path)
 }
 
 impl CheckerVersion {
@@ -64,7 +69,7 @@ impl CheckerVersion {
 
 /// The `cases` of a request read once: up to 50 `{id?, reply, record?}` with the request's limits.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cases(pub Vec<Case>);
+pub struct Cases(pub Vec<CompiledCase>);
 
 impl Cases {
     /// Reads a JSON array of cases; errors carry the paths of a Check API request (`/cases/0/reply`).
@@ -74,7 +79,7 @@ impl Cases {
 
     /// Reads an already-parsed array of cases.
     pub fn from_value(value: &Value) -> Result<Cases> {
-        policy::parse_cases(value, "/cases").map(Cases)
+        CompiledCase::compile_all(policy::parse_cases(value, "/cases")?, "/cases").map(Cases)
     }
 }
 
@@ -84,19 +89,24 @@ fn read_at(bytes: &[u8], base: &str) -> Result<Value> {
     json::read(bytes).map_err(|e| Error::new(e.code, format!("{base}{}", e.path), e.message))
 }
 
-/// Runs a parsed request (UTF-16 spans, the wire's unit).
-pub fn run(req: CheckRequest) -> Response {
+/// Runs a parsed request (UTF-16 spans, the wire's unit). Its records are compiled first: a fact value that cannot
+/// be read as its kind is the request's error, after every schema error (docs/CHECK_API.md).
+pub fn run(req: CheckRequest) -> Result<Response> {
+    let record = req.record.map(|r| CompiledRecord::compile(r, "/record")).transpose()?;
+    let options = CheckOptions { record, version: req.version };
     let compiled = CompiledPolicy::new(req.policy);
-    let options = CheckOptions { record: req.record, version: req.version };
-    match &req.replies {
-        Replies::One(reply) => Response::One(check_one(&compiled, reply, &options, SpanUnit::Utf16)),
-        Replies::Cases(cases) => Response::Batch(check_cases(&compiled, cases, &options, SpanUnit::Utf16)),
-    }
+    Ok(match req.replies {
+        Replies::One(reply) => Response::One(check_one(&compiled, &reply, &options, SpanUnit::Utf16)),
+        Replies::Cases(cases) => {
+            let cases = CompiledCase::compile_all(cases, "/cases")?;
+            Response::Batch(check_cases(&compiled, &cases, &options, SpanUnit::Utf16))
+        }
+    })
 }
 
 /// The whole Check API in one call: request body bytes in, response out, or the first error.
 pub fn check_json(body: &[u8]) -> Result<Response> {
-    Ok(run(policy::parse_request(body)?))
+    run(policy::parse_request(body)?)
 }
 
 /// Lint in one call: a policy document in, `{"valid","errors","warnings"}` out (docs/LINT.md). Only a document the

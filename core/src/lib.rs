@@ -15,7 +15,7 @@ pub mod purchase;
 pub mod regression;
 pub mod wire;
 
-pub use check::{CompiledPolicy, Finding};
+pub use check::{CompiledPolicy, CompiledRecord, Finding};
 pub use error::{Error, ErrorCode, Result};
 pub use policy::{CheckRequest, CheckerVersion, Policy, Record};
 pub use purchase::{Decision, Verdict, verify_action, verify_checkout};

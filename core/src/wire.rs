@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use crate::check::{CompiledPolicy, Finding, span};
-use crate::policy::{Case, CheckerVersion, Record};
+use crate::check::{CompiledCase, CompiledPolicy, CompiledRecord, Finding, span};
+use crate::policy::CheckerVersion;
 
 /// What a check result does and does not prove (seed 000's `proof` object).
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -73,7 +73,7 @@ pub fn findings_in(reply: &str, findings: Vec<Finding>, unit: SpanUnit) -> Vec<W
 /// once (`api::CheckOptions::from_json`) and reused for any number of replies.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
-    pub record: Option<Record>,
+    pub record: Option<CompiledRecord>,
     pub version: CheckerVersion,
 }
 
@@ -189,7 +189,7 @@ pub fn check_one(policy: &CompiledPolicy, reply: &str, options: &CheckOptions, u
 pub fn respond(
     policy: &CompiledPolicy,
     reply: &str,
-    record: Option<&Record>,
+    record: Option<&CompiledRecord>,
     version: CheckerVersion,
     unit: SpanUnit,
 ) -> CheckResponse {
@@ -197,7 +197,12 @@ pub fn respond(
 }
 
 /// Checks cases with a compiled policy, one result per case in order; a case's own `record` replaces the options'.
-pub fn check_cases(policy: &CompiledPolicy, cases: &[Case], options: &CheckOptions, unit: SpanUnit) -> BatchResponse {
+pub fn check_cases(
+    policy: &CompiledPolicy,
+    cases: &[CompiledCase],
+    options: &CheckOptions,
+    unit: SpanUnit,
+) -> BatchResponse {
     let results: Vec<CaseResult> = cases
         .iter()
         .enumerate()

@@ -6,7 +6,7 @@
 mod common;
 
 use curbi::api::{self, CheckOptions};
-use curbi::{CompiledPolicy, Record};
+use curbi::{CompiledPolicy, CompiledRecord};
 use serde_json::{Value, json};
 
 /// Runs one entry point on `text`: its answer as a document, or `{"error": {...}}`.
@@ -17,7 +17,7 @@ fn outcome(entry: &str, text: &str) -> Value {
     let result = match entry {
         "check" => api::check_json(b).map(|r| serde_json::to_value(r).unwrap()),
         "compile_policy" => done(CompiledPolicy::from_json(b).map(drop)),
-        "record" => done(Record::from_json(b).map(drop)),
+        "record" => done(CompiledRecord::from_json(b).map(drop)),
         "options" => done(CheckOptions::from_json(b).map(drop)),
         "validate_policy" => doc(api::validate_policy_json(b)),
         "export_regression" => doc(api::export_regression_json(b)),

@@ -14,7 +14,8 @@ fn parse(doc: &Value) -> curbi::Result<CheckRequest> {
 #[track_caller]
 fn assert_err_bytes(body: &[u8], code: &str, path: &str) {
     assert!(ErrorCode::ALL.iter().any(|c| c.as_str() == code), "test uses an unknown code {code}");
-    match parse_request(body) {
+    // The Check API's whole reading: the schema, then the record's compile step (fact values read by kind).
+    match curbi::api::check_json(body) {
         Ok(_) => panic!("accepted, expected {code} at {path:?}: {}", String::from_utf8_lossy(body)),
         Err(e) => assert_eq!(
             (e.code.as_str(), e.path.as_str()),
@@ -33,6 +34,12 @@ fn assert_err(doc: Value, code: &str, path: &str) {
 
 #[track_caller]
 fn assert_ok(doc: Value) -> CheckRequest {
+    if let Err(e) = curbi::api::check_json(&serde_json::to_vec(&doc).expect("serialize")) {
+        panic!(
+            "the Check API rejected it with {e}; document: {}",
+            doc.to_string().chars().take(400).collect::<String>()
+        )
+    }
     match parse(&doc) {
         Ok(r) => r,
         Err(e) => panic!("rejected with {e}; document: {}", doc.to_string().chars().take(400).collect::<String>()),

@@ -10,7 +10,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use curbi::api::{self, Cases, SpanUnit};
 use curbi::proof::verify::Mode;
 use curbi::wire::{BatchResponse, CaseResult, CheckResponse, WireFinding, findings_in};
-use curbi::{CheckerVersion, CompiledPolicy, Error, ErrorCode, Record};
+use curbi::{CheckerVersion, CompiledPolicy, CompiledRecord, Error, ErrorCode};
 
 /// Raises a core error as the exception class of `curbi._errors` for its code (`CurbiError` or a subclass),
 /// carrying `code`, `path` and `message`. The classes are plain Python, so they can be subclassed and pickled.
@@ -285,7 +285,7 @@ struct Policy {
 /// A record read once (`Record.parse`), to pass to `Policy.check` many times without reading it again.
 #[pyclass(frozen, module = "curbi._native", name = "Record")]
 struct PyRecord {
-    inner: Arc<curbi::Record>,
+    inner: Arc<CompiledRecord>,
 }
 
 #[pymethods]
@@ -294,7 +294,7 @@ impl PyRecord {
     #[staticmethod]
     fn parse(py: Python<'_>, record: &Bound<'_, PyAny>) -> PyResult<PyRecord> {
         let bytes = document_bytes(py, record, "/record")?;
-        Ok(PyRecord { inner: Arc::new(Record::from_json(&bytes).map_err(|e| raise(py, e))?) })
+        Ok(PyRecord { inner: Arc::new(CompiledRecord::from_json(&bytes).map_err(|e| raise(py, e))?) })
     }
 
     fn __repr__(&self) -> String {
@@ -304,7 +304,7 @@ impl PyRecord {
 
 /// The record and checker version of a call. A `Record` object is used as it is; a dict or str is read now.
 struct CallOptions {
-    record: Option<Arc<Record>>,
+    record: Option<Arc<CompiledRecord>>,
     version: CheckerVersion,
 }
 

@@ -4,10 +4,11 @@
 use super::discount::{self, ClaimKind};
 use super::money::{self, Currency, Money};
 use super::phrase::{self, Match, Mode};
+use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::text::Text;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
-use crate::policy::{CheckerVersion, Fact, FactValue, Record, UnknownAmounts};
+use crate::policy::{CheckerVersion, UnknownAmounts};
 
 /// An item named in the reply.
 #[derive(Debug, Clone, Copy)]
@@ -63,7 +64,12 @@ impl Ctx<'_, '_> {
 }
 
 /// Runs every rule over one reply.
-pub(super) fn check(p: &CompiledPolicy, reply: &str, record: Option<&Record>, version: CheckerVersion) -> Vec<Finding> {
+pub(super) fn check(
+    p: &CompiledPolicy,
+    reply: &str,
+    record: Option<&CompiledRecord>,
+    version: CheckerVersion,
+) -> Vec<Finding> {
     let text = Text::new(reply);
     // Sized for a typical reply so the hot path does not regrow these (DESIGN §8).
     let mut matches: Vec<Match> = Vec::with_capacity(16);
@@ -227,7 +233,7 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
 }
 
 /// `action:unrecorded`: an affirmative past-tense claim whose operation is not DONE in the record.
-fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&Record>) {
+fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&CompiledRecord>) {
     for m in matches {
         let Target::Action { action } = cx.p.targets[m.entry] else {
             continue;
@@ -258,7 +264,7 @@ struct Stated {
 }
 
 /// `fact:mismatch`: for each place the fact's words appear, the nearest value of its kind in the same sentence.
-fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [bool]) {
+fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed: &mut [bool]) {
     if facts.is_empty() {
         return;
     }

@@ -5,8 +5,6 @@
 use serde_json::{Map, Value};
 
 use super::*;
-use crate::check::datetime;
-use crate::check::money;
 use crate::decimal::{Dec, DecError};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json;
@@ -521,9 +519,9 @@ impl Reader {
             )
         });
         let vp = member(path, "value");
-        let raw = self.required(m, path, "value").and_then(|v| match v {
-            Value::String(_) => self.string(v, &vp, 1, Some(40)).map(Value::String),
-            Value::Number(_) => Some(v.clone()),
+        let value = self.required(m, path, "value").and_then(|v| match v {
+            Value::String(_) => self.string(v, &vp, 1, Some(40)).map(FactInput::Text),
+            Value::Number(n) => Some(FactInput::Number(n.clone())),
             _ => {
                 self.err(ErrorCode::InvalidType, &vp, format!("expected a string or a number, got {}", type_name(v)));
                 None
@@ -532,35 +530,7 @@ impl Reader {
         if self.errors.len() != before {
             return None;
         }
-        let (near, kind, raw) = (near?, kind?, raw?);
-        let (display, value) = match (&raw, kind) {
-            (Value::Number(n), FactKind::Money) => match Dec::from_json_number(n) {
-                Ok(d) => (d.dollars(), Some(FactValue::Money(d))),
-                Err(_) => (n.to_string(), None),
-            },
-            (Value::Number(n), _) => (n.to_string(), None),
-            (Value::String(s), FactKind::Money) => (s.clone(), money::parse_fact_money(s).map(FactValue::Money)),
-            (Value::String(s), FactKind::Time) => (s.clone(), datetime::parse_fact_time(s).map(FactValue::Time)),
-            (Value::String(s), FactKind::Date) => {
-                (s.clone(), datetime::parse_fact_date(s).map(|(y, m, d)| FactValue::Date(y, m, d)))
-            }
-            _ => (String::new(), None),
-        };
-        let Some(value) = value else {
-            let hint = match kind {
-                FactKind::Time => "a clock time such as \"15:30\" or \"3:30 PM\"",
-                FactKind::Date => "a date such as \"2026-11-03\" or \"Nov 3\"",
-                FactKind::Money => "a non-negative US dollar amount such as 50 or \"$49.99\"",
-            };
-            self.err(
-                ErrorCode::InvalidValue,
-                vp,
-                format!("{display:?} cannot be read as a {} fact: use {hint}", kind.as_str()),
-            );
-            return None;
-        };
-        let near_words = crate::check::text::phrase_words(&near);
-        Some(Fact { near, near_words, kind, display, value })
+        Some(Fact { near: near?, kind: kind?, value: value? })
     }
 
     fn cases(&mut self, v: &Value, path: &str) -> Option<Vec<Case>> {

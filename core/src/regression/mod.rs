@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::check::CompiledPolicy;
+use crate::check::{CompiledCase, CompiledPolicy, CompiledRecord};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pointer::{member, type_name};
 use crate::policy::{self, CheckerVersion, Replies};
@@ -179,14 +179,15 @@ impl Regression {
     /// Replays every case with the pinned checker and compares it with its expectation.
     pub fn replay(&self) -> Result<ReplayReport> {
         let req = self.check_request()?;
-        let compiled = CompiledPolicy::new(req.policy.clone());
-        let Replies::Cases(cases) = &req.replies else {
+        let Replies::Cases(cases) = req.replies else {
             return Err(Error::new(ErrorCode::Internal, "/cases", "replay request without cases"));
         };
+        let cases = CompiledCase::compile_all(cases, "/cases")?;
+        let compiled = CompiledPolicy::new(req.policy);
         let results = self
             .cases
             .iter()
-            .zip(cases)
+            .zip(&cases)
             .enumerate()
             .map(|(index, (want, case))| {
                 let resp = wire::respond(&compiled, &case.reply, case.record.as_ref(), self.checker, SpanUnit::Utf16);
@@ -395,29 +396,30 @@ pub fn export_regression_pinned(request: &Value, checker: CheckerVersion) -> Res
         return Err(Error::new(ErrorCode::Internal, "", "request rejected without a reason"));
     };
 
-    let compiled = CompiledPolicy::new(req.policy.clone());
+    let record = req.record.map(|r| CompiledRecord::compile(r, "/record")).transpose()?;
+    let compiled = CompiledPolicy::new(req.policy);
     let top_record = m.get("record");
     let raw_cases = m.get("cases").and_then(Value::as_array);
     let mut cases = Vec::new();
-    match &req.replies {
+    match req.replies {
         Replies::One(reply) => {
-            let resp = wire::respond(&compiled, reply, req.record.as_ref(), checker, SpanUnit::Utf16);
+            let resp = wire::respond(&compiled, &reply, record.as_ref(), checker, SpanUnit::Utf16);
             cases.push(RegressionCase {
                 id: None,
-                reply: reply.clone(),
+                reply,
                 record: top_record.cloned(),
                 expected: Expected::from_findings(&resp.findings),
             });
         }
         Replies::Cases(list) => {
-            for (i, c) in list.iter().enumerate() {
+            for (i, c) in CompiledCase::compile_all(list, "/cases")?.into_iter().enumerate() {
                 // A case's own record replaces the request's (docs/CHECK_API.md); the regression keeps the one used.
                 let own = raw_cases.and_then(|a| a.get(i)).and_then(|c| c.get("record"));
-                let record = c.record.as_ref().or(req.record.as_ref());
+                let record = c.record.as_ref().or(record.as_ref());
                 let resp = wire::respond(&compiled, &c.reply, record, checker, SpanUnit::Utf16);
                 cases.push(RegressionCase {
-                    id: c.id.clone(),
-                    reply: c.reply.clone(),
+                    id: c.id,
+                    reply: c.reply,
                     record: own.or(top_record).cloned(),
                     expected: Expected::from_findings(&resp.findings),
                 });
