@@ -31,9 +31,11 @@ pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verifica
     let mut items = check_receipts(bundle, &trusted, options, &head);
     mark_duplicates(&mut items);
     let conflicts = mark_conflicts(&mut items);
+    // Only now is every item's reason final: a duplicate or a conflict overrides its own checks.
     for it in &mut items {
         it.ok = it.reason == Reason::Verifies;
     }
+    // Without a verified head nothing is placed in the log, so the head's finding decides.
     let head = match head {
         Ok(h) => h,
         Err(f) => return Verification::rejected(f, items, None, None),
