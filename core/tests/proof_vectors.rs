@@ -156,7 +156,7 @@ fn proof_vectors() {
 
 #[test]
 fn files_are_what_the_generator_makes() {
-    let generated = curbi::proof::vectors::generate();
+    let generated = curbi_testkit::generate();
     let mut differ = Vec::new();
     for (name, bytes) in &generated {
         if std::fs::read(dir().join(name)).ok().as_ref() != Some(bytes) {
