@@ -341,6 +341,7 @@ impl fmt::Debug for UniqueMembers<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::panic)]
 mod tests {
     use super::*;
 

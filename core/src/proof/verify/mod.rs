@@ -17,7 +17,6 @@ mod report;
 
 pub use algorithm::verify_bundle;
 pub use history::KnownHead;
-pub(crate) use options::utf8;
 pub use options::{
     MAX_KNOWN, MAX_KNOWN_BYTES, MAX_WITNESSES, Mode, Verifier, VerifyOptions, WitnessPolicy, verify_parts_text,
     verify_request, verify_request_text,
