@@ -284,7 +284,7 @@ impl Verifier {
 
     /// [`Verifier::from_text`] over bytes (`invalid_json` when they are not UTF-8).
     pub fn from_json(options: &[u8]) -> Result<Verifier, Error> {
-        Verifier::from_text(utf8(options)?)
+        Verifier::from_text(crate::json::utf8(options)?)
     }
 
     pub fn options(&self) -> &VerifyOptions {
@@ -311,14 +311,8 @@ impl Verifier {
 
     /// [`Verifier::verify_text`] over bytes, to the result document (compact JSON): the entry every binding uses.
     pub fn verify_json(&self, bundle: &[u8]) -> Result<String, Error> {
-        Ok(self.verify_text(utf8(bundle)?)?.to_json_string())
+        Ok(self.verify_text(crate::json::utf8(bundle)?)?.to_json_string())
     }
-}
-
-/// UTF-8 text, or `invalid_json` (JSON text is UTF-8).
-pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, Error> {
-    std::str::from_utf8(bytes)
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: not UTF-8 ({e})")))
 }
 
 /// [`verify_request_text`] with the bundle and the options (the request without `bundle`) as two texts. Error
