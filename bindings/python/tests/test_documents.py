@@ -7,6 +7,7 @@ import curbi
 import pytest
 
 from conftest import ROOT
+from differential import DOCUMENT_FUNCTIONS
 
 DOCUMENTS = ROOT / "vectors" / "documents"
 
@@ -23,15 +24,9 @@ def _cases():
 
 CASES = _cases()
 ENTRIES = {
-    "check": curbi.check,
+    **DOCUMENT_FUNCTIONS,
     "compile_policy": curbi.Policy.compile,
     "record": curbi.Record.parse,
-    "validate_policy": curbi.validate_policy,
-    "export_regression": curbi.export_regression,
-    "replay_regression": curbi.replay_regression,
-    "verify_checkout": curbi.verify_checkout,
-    "verify_action": curbi.verify_action,
-    "verify_bundle": curbi.verify_bundle,
     "verifier_options": curbi.Verifier.compile,
 }
 
