@@ -3,6 +3,7 @@
 //! before it returns, and a restart restores everything, so a restart never looks like a forked log.
 
 pub mod api;
+mod failpoint;
 pub mod keyfile;
 pub mod recorder;
 pub mod sqlite;

@@ -20,6 +20,7 @@ use curbi::{Error, ErrorCode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::failpoint;
 use crate::keyfile::LoadedKey;
 use crate::sqlite::SqliteStore;
 use crate::store::{ActionRow, ActionState, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
@@ -400,6 +401,7 @@ impl Recorder {
                 ctx.fresh = true;
             }
             let batch = Batch { now };
+            failpoint::hit("write.begin");
             for job in jobs.iter_mut() {
                 tx.savepoint()?;
                 let before = ctx.frontier.clone();
@@ -412,10 +414,12 @@ impl Recorder {
                 }
                 outputs.push(out);
             }
+            failpoint::hit("commit.before");
             Ok(())
         });
         match committed {
             Ok(()) => {
+                failpoint::hit("commit.after");
                 for (job, out) in jobs.into_iter().zip(outputs) {
                     let _ = job.done.send(out);
                 }
@@ -655,6 +659,7 @@ impl Recorder {
                 updated: batch.now,
                 outcome_hash: None,
             })?;
+            failpoint::hit("attest.stored");
             tx.add_uses(&g.id, 1)?;
             Ok(answer)
         })
@@ -737,10 +742,12 @@ impl Recorder {
             let (status, evidence) = match &outcome {
                 Outcome::Unknown => {
                     tx.settle_action(&tenant, &key, ActionState::Held, None, batch.now)?;
+                    failpoint::hit("settle.held");
                     return Ok(Settled { status: "HELD".into(), seq: None, receipt: None });
                 }
                 Outcome::NotPerformed => {
                     tx.settle_action(&tenant, &key, ActionState::Released, Some(&digest), batch.now)?;
+                    failpoint::hit("settle.released");
                     tx.add_uses(&a.grant, -1)?;
                     return Ok(Settled { status: "RELEASED".into(), seq: None, receipt: None });
                 }
@@ -771,6 +778,7 @@ impl Recorder {
                 created: batch.now,
             };
             tx.append(&row, &nodes)?;
+            failpoint::hit("settle.appended");
             let state = if status == Status::Done { ActionState::Done } else { ActionState::Failed };
             tx.settle_action(&tenant, &key, state, Some(&digest), batch.now)?;
             Ok(settled_of(&row))
@@ -819,7 +827,9 @@ impl Recorder {
                 u64::try_from(batch.now).map_err(|_| err(ErrorCode::OutOfRange, "", "the clock is before 1970"))?;
             let text = note::sign_curbi_checkpoint(&checkpoint, &r.key, at)
                 .map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
+            failpoint::hit("checkpoint.signed");
             tx.insert_head(&HeadRow { size, root, note: text.clone(), signed_at: batch.now })?;
+            failpoint::hit("checkpoint.stored");
             Ok(Head { size, note: text })
         })
     }
