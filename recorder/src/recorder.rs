@@ -225,8 +225,13 @@ pub struct BundleRequest {
 
 struct Ctx {
     frontier: Frontier,
-    /// The frontier matches the committed log (false after a failed commit).
+    /// What this process keeps in memory (the edge, the last time) matches the committed database (false after a
+    /// failed commit).
     fresh: bool,
+    /// The store's data version when that was last true: another connection's commit changes it.
+    version: Option<u64>,
+    /// The last time the log used.
+    last_time: i64,
 }
 
 type Output = Result<Box<dyn Any + Send>, Error>;
@@ -325,7 +330,7 @@ impl Recorder {
             attestation_ttl: options.attestation_ttl,
             receipt_ttl: options.receipt_ttl,
             queue: Mutex::new(Vec::new()),
-            writer: Mutex::new(Ctx { frontier, fresh: true }),
+            writer: Mutex::new(Ctx { frontier, fresh: false, version: None, last_time: i64::MIN }),
         })
     }
 
@@ -381,38 +386,56 @@ impl Recorder {
 
     fn run_batch(&self, ctx: &mut Ctx, mut jobs: Vec<Job>) {
         let mut outputs: Vec<Output> = Vec::with_capacity(jobs.len());
+        let alone = jobs.len() == 1;
         let committed = self.store.write(&mut |tx| {
             outputs.clear();
-            let now = advance_time(tx, self.clock.now())?;
-            match tx.meta("active_kid")? {
-                Some(k) if k == self.kid => {}
-                _ => {
-                    return Err(err(
-                        ErrorCode::KeyRotated,
-                        "",
-                        "another process rotated the log's key; reopen the recorder with the new key",
-                    ));
+            let version = tx.data_version()?;
+            if !ctx.fresh || ctx.version != Some(version) {
+                // Another connection committed since our last transaction (or ours failed): read again what we
+                // keep in memory. Otherwise nothing but us wrote, and what we keep is what is on disk.
+                match tx.meta("active_kid")? {
+                    Some(k) if k == self.kid => {}
+                    _ => {
+                        return Err(err(
+                            ErrorCode::KeyRotated,
+                            "",
+                            "another process rotated the log's key; reopen the recorder with the new key",
+                        ));
+                    }
                 }
-            }
-            let size = tx.size()?;
-            if !ctx.fresh || ctx.frontier.size() != size {
-                // Another process appended, or our last commit failed: read the edge again.
-                ctx.frontier = Frontier::load(tx, size)?;
+                ctx.last_time = stored_time(tx)?;
+                ctx.frontier = Frontier::load(tx, tx.size()?)?;
+                ctx.version = Some(version);
                 ctx.fresh = true;
+            }
+            let now = self.clock.now().max(ctx.last_time);
+            if now != ctx.last_time {
+                tx.set_meta("last_time", &now.to_string())?;
+                ctx.last_time = now;
             }
             let batch = Batch { now };
             failpoint::hit("write.begin");
-            for job in jobs.iter_mut() {
-                tx.savepoint()?;
-                let before = ctx.frontier.clone();
-                let out = (job.run)(self, tx, ctx, &batch);
-                if out.is_ok() {
-                    tx.release_savepoint()?;
-                } else {
-                    tx.rollback_to_savepoint()?;
-                    ctx.frontier = before;
-                }
+            if alone {
+                // One call: its own transaction is its savepoint.
+                let out = (jobs[0].run)(self, tx, ctx, &batch);
+                let failed = out.as_ref().err().cloned();
                 outputs.push(out);
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+            } else {
+                for job in jobs.iter_mut() {
+                    tx.savepoint()?;
+                    let before = ctx.frontier.clone();
+                    let out = (job.run)(self, tx, ctx, &batch);
+                    if out.is_ok() {
+                        tx.release_savepoint()?;
+                    } else {
+                        tx.rollback_to_savepoint()?;
+                        ctx.frontier = before;
+                    }
+                    outputs.push(out);
+                }
             }
             failpoint::hit("commit.before");
             Ok(())
@@ -426,8 +449,10 @@ impl Recorder {
             }
             Err(e) => {
                 ctx.fresh = false;
+                // A call that failed alone gets its own error; every other call gets the transaction's.
+                let own = if alone { outputs.pop().and_then(Result::err) } else { None };
                 for job in jobs {
-                    let _ = job.done.send(Err(e.clone()));
+                    let _ = job.done.send(Err(own.clone().unwrap_or_else(|| e.clone())));
                 }
             }
         }
@@ -449,10 +474,15 @@ fn downcast<T: 'static>(out: Output) -> Result<T, Error> {
     })
 }
 
+/// The last time the log used.
+fn stored_time(tx: &mut dyn Tx) -> Result<i64, Error> {
+    Ok(tx.meta("last_time")?.and_then(|t| t.parse::<i64>().ok()).unwrap_or(i64::MIN))
+}
+
 /// The time of this transaction: the clock, but never before a time the log already used (a clock stepped back
 /// must not sign a receipt before its key's window or a head before an earlier one).
 fn advance_time(tx: &mut dyn Tx, clock: i64) -> Result<i64, Error> {
-    let last = tx.meta("last_time")?.and_then(|t| t.parse::<i64>().ok()).unwrap_or(i64::MIN);
+    let last = stored_time(tx)?;
     let now = clock.max(last);
     if now != last {
         tx.set_meta("last_time", &now.to_string())?;

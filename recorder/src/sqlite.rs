@@ -35,7 +35,9 @@ CREATE TABLE IF NOT EXISTS grants (
     used INTEGER NOT NULL DEFAULT 0 CHECK (used >= 0),
     created INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- A rowid table: its rows are large (the answer and the attestation), and receipts point at them by id.
 CREATE TABLE IF NOT EXISTS actions (
+    id INTEGER PRIMARY KEY,
     tenant TEXT NOT NULL,
     idempotency_key TEXT NOT NULL,
     request_hash BLOB NOT NULL CHECK (length(request_hash) = 32),
@@ -46,20 +48,17 @@ CREATE TABLE IF NOT EXISTS actions (
     created INTEGER NOT NULL,
     updated INTEGER NOT NULL,
     outcome_hash BLOB CHECK (outcome_hash IS NULL OR length(outcome_hash) = 32),
-    PRIMARY KEY (tenant, idempotency_key)
-) WITHOUT ROWID;
+    UNIQUE (tenant, idempotency_key)
+);
 CREATE INDEX IF NOT EXISTS actions_open ON actions (created) WHERE state IN ('attested', 'held');
 CREATE TABLE IF NOT EXISTS receipts (
     seq INTEGER PRIMARY KEY CHECK (seq >= 0),
-    tenant TEXT NOT NULL,
-    idempotency_key TEXT NOT NULL,
+    -- One receipt per action, whatever the code above does.
+    action INTEGER NOT NULL UNIQUE REFERENCES actions (id),
     status TEXT NOT NULL CHECK (status IN ('DONE', 'FAILED')),
     receipt TEXT NOT NULL,
     evidence BLOB NOT NULL,
-    created INTEGER NOT NULL,
-    -- One receipt per action, whatever the code above does.
-    UNIQUE (tenant, idempotency_key),
-    FOREIGN KEY (tenant, idempotency_key) REFERENCES actions (tenant, idempotency_key)
+    created INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS nodes (
     level INTEGER NOT NULL,
@@ -143,6 +142,8 @@ impl SqliteStore {
 fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, Error> {
     let c = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(storage)?;
     c.busy_timeout(BUSY_TIMEOUT).map_err(storage)?;
+    // Every statement the store runs stays prepared.
+    c.set_prepared_statement_cache_capacity(64);
     c.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF;")
         .map_err(storage)?;
     Ok(c)
@@ -251,8 +252,8 @@ fn finish_action(raw: RawAction) -> Result<ActionRow, Error> {
     Ok(row)
 }
 
-const RECEIPT_QUERY: &str = "SELECT r.seq, r.tenant, r.idempotency_key, r.status, r.receipt, a.attestation, r.evidence, \
-     r.created FROM receipts r JOIN actions a USING (tenant, idempotency_key)";
+const RECEIPT_QUERY: &str = "SELECT r.seq, a.tenant, a.idempotency_key, r.status, r.receipt, a.attestation, r.evidence, \
+     r.created FROM receipts r JOIN actions a ON a.id = r.action";
 
 fn receipt_row(r: &Row<'_>) -> rusqlite::Result<(i64, ReceiptRow)> {
     Ok((
@@ -425,12 +426,16 @@ impl Tx for SqliteTx<'_> {
         let mut st = self
             .c
             .prepare_cached(
-                "INSERT INTO receipts (seq, tenant, idempotency_key, status, receipt, evidence, created) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO receipts (seq, action, status, receipt, evidence, created) \
+                 SELECT ?1, id, ?4, ?5, ?6, ?7 FROM actions WHERE tenant = ?2 AND idempotency_key = ?3",
             )
             .map_err(storage)?;
-        st.execute(params![to_i64(r.seq)?, r.tenant, r.idempotency_key, r.status, r.receipt, r.evidence, r.created])
+        let inserted = st
+            .execute(params![to_i64(r.seq)?, r.tenant, r.idempotency_key, r.status, r.receipt, r.evidence, r.created])
             .map_err(storage)?;
+        if inserted != 1 {
+            return Err(Error::new(ErrorCode::Internal, "", "a receipt for an action that is not recorded"));
+        }
         let mut st =
             self.c.prepare_cached("INSERT INTO nodes (level, idx, hash) VALUES (?1, ?2, ?3)").map_err(storage)?;
         for (level, idx, hash) in nodes {
@@ -446,7 +451,7 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn receipt_of(&self, tenant: &str, key: &str) -> Result<Option<ReceiptRow>, Error> {
-        let sql = format!("{RECEIPT_QUERY} WHERE r.tenant = ?1 AND r.idempotency_key = ?2");
+        let sql = format!("{RECEIPT_QUERY} WHERE a.tenant = ?1 AND a.idempotency_key = ?2");
         let mut st = self.c.prepare_cached(&sql).map_err(storage)?;
         st.query_row([tenant, key], receipt_row).optional().map_err(storage)?.map(finish_receipt).transpose()
     }
@@ -473,6 +478,11 @@ impl Tx for SqliteTx<'_> {
             )
             .map(|_| ())
             .map_err(storage)
+    }
+
+    fn data_version(&mut self) -> Result<u64, Error> {
+        let mut st = self.c.prepare_cached("PRAGMA data_version").map_err(storage)?;
+        to_u64(st.query_row([], |r| r.get(0)).map_err(storage)?)
     }
 
     fn savepoint(&mut self) -> Result<(), Error> {

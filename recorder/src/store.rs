@@ -143,6 +143,10 @@ pub trait Tx: NodeStore<Error = Error> {
     fn latest_head(&self) -> Result<Option<HeadRow>, Error>;
     fn insert_head(&mut self, head: &HeadRow) -> Result<(), Error>;
 
+    /// A number that changes when another connection commits (SQLite's `PRAGMA data_version`): while it stays
+    /// the same, what the caller cached from earlier transactions is still what is stored.
+    fn data_version(&mut self) -> Result<u64, Error>;
+
     /// Marks a point that [`Tx::rollback_to_savepoint`] returns to (one level).
     fn savepoint(&mut self) -> Result<(), Error>;
     fn release_savepoint(&mut self) -> Result<(), Error>;

@@ -170,11 +170,19 @@ fn the_schema_itself_refuses_a_second_receipt_gaps_and_rewrites() {
     call(&r, "checkpoint", "{}");
     drop(r);
     let c = rusqlite::Connection::open(&db).expect("opens");
+    c.execute(
+        "INSERT INTO actions (tenant, idempotency_key, request_hash, grant_id, state, answer, attestation, created, \
+         updated) VALUES ('acme', 'two', zeroblob(32), 'g-refunds', 'attested', '{}', 'x', 0, 0)",
+        [],
+    )
+    .expect("an action without a receipt may be added");
     for sql in [
-        "INSERT INTO receipts (seq, tenant, idempotency_key, status, receipt, evidence, created) \
-         VALUES (1, 'acme', 'one', 'DONE', 'x', x'', 0)",
-        "INSERT INTO receipts (seq, tenant, idempotency_key, status, receipt, evidence, created) \
-         VALUES (5, 'acme', 'one', 'DONE', 'x', x'', 0)",
+        // A second receipt for the action that has one.
+        "INSERT INTO receipts (seq, action, status, receipt, evidence, created) \
+         SELECT 1, id, 'DONE', 'x', x'', 0 FROM actions WHERE idempotency_key = 'one'",
+        // A gap in the numbering (for an action with no receipt yet).
+        "INSERT INTO receipts (seq, action, status, receipt, evidence, created) \
+         SELECT 5, id, 'DONE', 'x', x'', 0 FROM actions WHERE idempotency_key = 'two'",
         "UPDATE receipts SET receipt = 'x' WHERE seq = 0",
         "DELETE FROM receipts",
         "UPDATE nodes SET hash = zeroblob(32)",
