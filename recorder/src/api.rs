@@ -92,14 +92,15 @@ fn strings(obj: &Map<String, Value>, path: &str, name: &str) -> Result<Vec<Strin
     }
 }
 
-/// Opens a recorder from `{"path", "origin", "key_file" | "key_env", "rotate"?, "now"?, "attestation_ttl"?,
+/// Opens a recorder from `{"path", "origin"?, "key_file" | "key_env", "rotate"?, "now"?, "attestation_ttl"?,
 /// "receipt_ttl"?}`. `now` (Unix seconds) fixes the clock, for tests and vectors; without it the system clock runs.
 pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
     let v = curbi::json::read(config)?;
     let obj =
         object(&v, "", &["path", "origin", "key_file", "key_env", "rotate", "now", "attestation_ttl", "receipt_ttl"])?;
     let path = PathBuf::from(required(obj, "", "path")?);
-    let origin = required(obj, "", "origin")?;
+    // Absent: the origin the database was created with.
+    let origin = text(obj, "", "origin")?.unwrap_or_default();
     let key = match (text(obj, "", "key_file")?, text(obj, "", "key_env")?) {
         (Some(file), None) => keyfile::read_key_file(std::path::Path::new(&file)),
         (None, Some(var)) => keyfile::read_key_env(&var),

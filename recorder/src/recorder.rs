@@ -46,7 +46,7 @@ impl Clock for SystemClock {
 pub struct RecorderOptions {
     /// The SQLite database file (created when missing).
     pub path: PathBuf,
-    /// The log origin, `curbi-checkpoint-v1.<name>`: fixed when the database is created.
+    /// The log origin, `curbi-checkpoint-v1.<name>`: fixed when the database is created. Empty: the one stored.
     pub origin: String,
     /// The signing key and its kid.
     pub key: LoadedKey,
@@ -282,6 +282,15 @@ fn gate_error(e: GateError) -> Error {
     }
 }
 
+fn check_origin(origin: &str) -> Result<(), Error> {
+    let probe =
+        Checkpoint::new(origin, 0, [0; 32]).map_err(|e| err(ErrorCode::InvalidValue, "/origin", e.to_string()))?;
+    if !probe.is_curbi() {
+        return Err(err(ErrorCode::InvalidValue, "/origin", "the origin must start with curbi-checkpoint-v1."));
+    }
+    Ok(())
+}
+
 fn timestamp(t: i64) -> Result<Timestamp, Error> {
     Timestamp::from_unix(t, 0).ok_or_else(|| err(ErrorCode::OutOfRange, "", format!("the time {t} is out of range")))
 }
@@ -295,42 +304,44 @@ impl Recorder {
 
     /// Opens the recorder on any [`Storage`].
     pub fn open_on(store: Arc<dyn Storage>, options: RecorderOptions) -> Result<Recorder, Error> {
-        let probe = Checkpoint::new(&options.origin, 0, [0; 32])
-            .map_err(|e| err(ErrorCode::InvalidValue, "/origin", e.to_string()))?;
-        if !probe.is_curbi() {
-            return Err(err(ErrorCode::InvalidValue, "/origin", "the origin must start with curbi-checkpoint-v1."));
+        if !options.origin.is_empty() {
+            check_origin(&options.origin)?;
         }
         if options.attestation_ttl <= 0 || options.receipt_ttl <= 0 {
             return Err(err(ErrorCode::OutOfRange, "/attestation_ttl", "lifetimes must be positive seconds"));
         }
         let public = options.key.key.verifying_key().to_jwk_x();
         let kid = options.key.kid.clone();
-        let mut frontier = Frontier::default();
+        let mut origin = options.origin.clone();
         store.write(&mut |tx| {
             let now = advance_time(tx, options.clock.now())?;
             match tx.meta("origin")? {
-                None => tx.set_meta("origin", &options.origin)?,
-                Some(o) if o == options.origin => {}
+                None if origin.is_empty() => {
+                    return Err(err(ErrorCode::MissingField, "/origin", "a new log needs its origin"));
+                }
+                None => tx.set_meta("origin", &origin)?,
+                Some(o) if origin.is_empty() => origin = o,
+                Some(o) if o == origin => {}
                 Some(o) => {
                     return Err(err(ErrorCode::InvalidValue, "/origin", format!("this database is the log {o}")));
                 }
             }
             adopt_key(tx, &kid, &public, options.rotate, now)?;
-            let size = tx.size()?;
-            frontier = Frontier::load(tx, size)?;
+            // The stored edge must be whole: a log whose nodes do not add up is refused at open, not at a proof.
+            Frontier::load(tx, tx.size()?)?;
             Ok(())
         })?;
         Ok(Recorder {
             store,
             key: options.key.key,
             kid,
-            origin: options.origin,
+            origin,
             clock: options.clock,
             fixed: options.fixed,
             attestation_ttl: options.attestation_ttl,
             receipt_ttl: options.receipt_ttl,
             queue: Mutex::new(Vec::new()),
-            writer: Mutex::new(Ctx { frontier, fresh: false, version: None, last_time: i64::MIN }),
+            writer: Mutex::new(Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: i64::MIN }),
         })
     }
 

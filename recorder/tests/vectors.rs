@@ -1,6 +1,6 @@
 //! vectors/recorder/scenarios.json through the Rust recorder's JSON calls (every binding runs the same file).
-#![allow(clippy::panic)]
 //! Bundles the scenarios verify are also written to `target/recorder-bundles/rust/` for `curbi verify`.
+#![allow(clippy::panic)]
 
 use std::path::{Path, PathBuf};
 
