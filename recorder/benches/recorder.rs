@@ -161,6 +161,10 @@ fn main() {
     let base = std::env::var("CURBI_BENCH_DIR")
         .map_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"), Into::into);
     let dir = tempfile::tempdir_in(base).expect("dir");
+    if std::env::var("CURBI_BENCH_ONLY").as_deref() == Ok("concurrent") {
+        println!("32 concurrent callers: {:.0} receipts/s", concurrent(dir.path(), 32, n / 4));
+        return;
+    }
     let (ours, row) = confirms(dir.path(), n);
     if std::env::var("CURBI_BENCH_ONLY").as_deref() == Ok("confirm") {
         println!("one receipt per transaction: {:.0} receipts/s", 1.0 / ours);

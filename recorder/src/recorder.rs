@@ -4,6 +4,7 @@
 
 use std::any::Any;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -236,16 +237,64 @@ struct Ctx {
 
 type Output = Result<Box<dyn Any + Send>, Error>;
 
-type Run = Box<dyn FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch) -> Output + Send>;
+type Run = Box<dyn FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Output + Send>;
 
 struct Job {
     run: Run,
-    done: SyncSender<Output>,
+    done: SyncSender<Msg>,
+    /// The time the call was made (its rehearsal's time).
+    at: i64,
+    signer: Arc<Signer>,
 }
 
-/// What every call in one commit shares.
-struct Batch {
+/// What a waiting call is told: its answer, or that it leads now.
+enum Msg {
+    Done(Output),
+    Lead,
+}
+
+/// The calls waiting for a transaction, and whether a caller is leading.
+#[derive(Default)]
+struct Queue {
+    jobs: Vec<Job>,
+    leading: bool,
+}
+
+/// What one call runs with: its time, and whether this is the rehearsal outside the writer (nothing it writes is
+/// kept; it only signs ahead, see [`Recorder::write`]).
+struct Batch<'s> {
     now: i64,
+    rehearsal: bool,
+    signer: &'s Signer,
+}
+
+impl Batch<'_> {
+    /// A failpoint, in the real run only.
+    fn hit(&self, name: &str) {
+        if !self.rehearsal {
+            failpoint::hit(name);
+        }
+    }
+}
+
+/// Signatures made for one call. The rehearsal signs what the call will sign (in the caller's thread, beside the
+/// writer); the real run reuses a signature when the bytes to sign are the same and signs itself when they are not
+/// (the state moved on between the two). Ed25519 is deterministic, so either way the envelope is the same.
+#[derive(Default)]
+struct Signer {
+    made: Mutex<Vec<(Kind, Vec<u8>, Envelope)>>,
+}
+
+impl Signer {
+    fn sign(&self, r: &Recorder, kind: Kind, payload: Vec<u8>) -> Result<Envelope, Error> {
+        let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, _, e)) = made.iter().find(|(k, p, _)| *k == kind && *p == payload) {
+            return Ok(e.clone());
+        }
+        let e = Envelope::sign(kind, payload.clone(), &r.key, &r.kid).map_err(|e| err(ErrorCode::Internal, "", e.0))?;
+        made.push((kind, payload, e.clone()));
+        Ok(e)
+    }
 }
 
 /// A durable recorder on one store.
@@ -258,8 +307,10 @@ pub struct Recorder {
     fixed: Option<Arc<FixedClock>>,
     attestation_ttl: i64,
     receipt_ttl: i64,
-    queue: Mutex<Vec<Job>>,
+    queue: Mutex<Queue>,
     writer: Mutex<Ctx>,
+    /// The last time this process committed, for calls to start from.
+    last_time: AtomicI64,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -340,8 +391,9 @@ impl Recorder {
             fixed: options.fixed,
             attestation_ttl: options.attestation_ttl,
             receipt_ttl: options.receipt_ttl,
-            queue: Mutex::new(Vec::new()),
+            queue: Mutex::new(Queue::default()),
             writer: Mutex::new(Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: i64::MIN }),
+            last_time: AtomicI64::new(i64::MIN),
         })
     }
 
@@ -365,32 +417,64 @@ impl Recorder {
     }
 
     /// Runs `f` in a write transaction, grouped with whatever other callers are waiting, and returns once that
-    /// transaction is committed (or refused). Leader and followers: whoever holds the writer lock runs every queued
-    /// call in one transaction, each in its own savepoint, then answers them all.
+    /// transaction is committed (or refused). One caller at a time leads: it runs every queued call in one
+    /// transaction (each in its own savepoint), answers them all, and goes on while calls keep arriving; the others
+    /// wait for their answer. Once its own call is answered, the leader hands the lead to the oldest waiting call,
+    /// so no caller serves the others forever.
+    ///
+    /// Before it queues, the call is rehearsed on a snapshot in the caller's own thread, writes discarded, so that
+    /// its signatures are made there, beside the writer; the writer then runs it for real and reuses them.
     fn write<T: Send + 'static>(
         &self,
-        mut f: impl FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch) -> Result<T, Error> + Send + 'static,
+        mut f: impl FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
+        let at = self.clock.now().max(self.last_time.load(Ordering::Relaxed));
+        let signer = Arc::new(Signer::default());
+        // Whatever the rehearsal finds (an error included) is found again by the real run.
+        let _ = self.store.read(&mut |tx| {
+            let mut scratch = Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: at };
+            let batch = Batch { now: at, rehearsal: true, signer: &signer };
+            let _ = f(self, &mut Rehearsal(tx), &mut scratch, &batch);
+            Ok(())
+        });
         let (done, answer) = sync_channel(1);
         let run: Run =
             Box::new(move |r, tx, ctx, batch| f(r, tx, ctx, batch).map(|t| Box::new(t) as Box<dyn Any + Send>));
-        self.queue.lock().unwrap_or_else(|p| p.into_inner()).push(Job { run, done });
-        {
-            let mut ctx = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-            // A leader that held the lock before us may have run our call already.
-            if let Ok(out) = answer.try_recv() {
-                return downcast(out);
+        let lead = {
+            let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+            q.jobs.push(Job { run, done, at, signer });
+            !std::mem::replace(&mut q.leading, true)
+        };
+        if !lead {
+            match answer.recv() {
+                Ok(Msg::Done(out)) => return downcast(out),
+                Ok(Msg::Lead) => {}
+                Err(_) => return Err(err(ErrorCode::Internal, "", "the call was dropped without an answer")),
             }
-            loop {
-                let jobs: Vec<Job> = {
-                    let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-                    let n = q.len().min(MAX_GROUP);
-                    q.drain(..n).collect()
-                };
+        }
+        loop {
+            let jobs: Vec<Job> = {
+                let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+                let n = q.jobs.len().min(MAX_GROUP);
+                q.jobs.drain(..n).collect()
+            };
+            {
+                let mut ctx = self.writer.lock().unwrap_or_else(|p| p.into_inner());
                 self.run_batch(&mut ctx, jobs);
-                if let Ok(out) = answer.try_recv() {
-                    return downcast(out);
+            }
+            if let Ok(msg) = answer.try_recv() {
+                let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+                match q.jobs.first() {
+                    Some(next) => {
+                        let _ = next.done.send(Msg::Lead);
+                    }
+                    None => q.leading = false,
                 }
+                drop(q);
+                return match msg {
+                    Msg::Done(out) => downcast(out),
+                    Msg::Lead => Err(err(ErrorCode::Internal, "", "the lead came back to a leader")),
+                };
             }
         }
     }
@@ -419,16 +503,16 @@ impl Recorder {
                 ctx.version = Some(version);
                 ctx.fresh = true;
             }
-            let now = self.clock.now().max(ctx.last_time);
-            if now != ctx.last_time {
-                tx.set_meta("last_time", &now.to_string())?;
-                ctx.last_time = now;
-            }
-            let batch = Batch { now };
+            let start = ctx.last_time;
+            let mut latest = start;
             failpoint::hit("write.begin");
             if alone {
                 // One call: its own transaction is its savepoint.
-                let out = (jobs[0].run)(self, tx, ctx, &batch);
+                let job = &mut jobs[0];
+                let now = job.at.max(start);
+                latest = latest.max(now);
+                let signer = job.signer.clone();
+                let out = run_caught(job, self, tx, ctx, &Batch { now, rehearsal: false, signer: &signer });
                 let failed = out.as_ref().err().cloned();
                 outputs.push(out);
                 if let Some(e) = failed {
@@ -438,7 +522,10 @@ impl Recorder {
                 for job in jobs.iter_mut() {
                     tx.savepoint()?;
                     let before = ctx.frontier.clone();
-                    let out = (job.run)(self, tx, ctx, &batch);
+                    let now = job.at.max(start);
+                    latest = latest.max(now);
+                    let signer = job.signer.clone();
+                    let out = run_caught(job, self, tx, ctx, &Batch { now, rehearsal: false, signer: &signer });
                     if out.is_ok() {
                         tx.release_savepoint()?;
                     } else {
@@ -448,14 +535,19 @@ impl Recorder {
                     outputs.push(out);
                 }
             }
+            if latest != ctx.last_time {
+                tx.set_meta("last_time", &latest.to_string())?;
+                ctx.last_time = latest;
+            }
             failpoint::hit("commit.before");
             Ok(())
         });
         match committed {
             Ok(()) => {
+                self.last_time.fetch_max(ctx.last_time, Ordering::Relaxed);
                 failpoint::hit("commit.after");
                 for (job, out) in jobs.into_iter().zip(outputs) {
-                    let _ = job.done.send(out);
+                    let _ = job.done.send(Msg::Done(out));
                 }
             }
             Err(e) => {
@@ -463,7 +555,7 @@ impl Recorder {
                 // A call that failed alone gets its own error; every other call gets the transaction's.
                 let own = if alone { outputs.pop().and_then(Result::err) } else { None };
                 for job in jobs {
-                    let _ = job.done.send(Err(own.clone().unwrap_or_else(|| e.clone())));
+                    let _ = job.done.send(Msg::Done(Err(own.clone().unwrap_or_else(|| e.clone()))));
                 }
             }
         }
@@ -477,6 +569,13 @@ impl Recorder {
         })?;
         out.ok_or_else(|| err(ErrorCode::Internal, "", "the read ran no transaction"))
     }
+}
+
+/// Runs one call; a panic in it (a bug) is that call's `internal` error, never a stuck leader.
+fn run_caught(job: &mut Job, r: &Recorder, tx: &mut dyn Tx, ctx: &mut Ctx, batch: &Batch<'_>) -> Output {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (job.run)(r, tx, ctx, batch))).unwrap_or_else(|_| {
+        Err(err(ErrorCode::Internal, "", "the recorder call failed; this is a bug, please report it"))
+    })
 }
 
 fn downcast<T: 'static>(out: Output) -> Result<T, Error> {
@@ -683,8 +782,7 @@ impl Recorder {
             }
             let attestation = gate::attestation_for(m, &limits_of(&grant), Some(&g.id), batch.now, r.attestation_ttl);
             attestation.check().map_err(|e| err(ErrorCode::InvalidValue, "/action", e.0))?;
-            let envelope = Envelope::sign(Kind::Attestation, attestation.to_payload(), &r.key, &r.kid)
-                .map_err(|e| err(ErrorCode::Internal, "", e.0))?;
+            let envelope = batch.signer.sign(r, Kind::Attestation, attestation.to_payload())?;
             let compact = envelope.to_compact();
             answer.attestation = Some(compact.clone());
             let text = serde_json::to_string(&answer).map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
@@ -700,7 +798,7 @@ impl Recorder {
                 updated: batch.now,
                 outcome_hash: None,
             })?;
-            failpoint::hit("attest.stored");
+            batch.hit("attest.stored");
             tx.add_uses(&g.id, 1)?;
             Ok(answer)
         })
@@ -783,12 +881,12 @@ impl Recorder {
             let (status, evidence) = match &outcome {
                 Outcome::Unknown => {
                     tx.settle_action(&tenant, &key, ActionState::Held, None, batch.now)?;
-                    failpoint::hit("settle.held");
+                    batch.hit("settle.held");
                     return Ok(Settled { status: "HELD".into(), seq: None, receipt: None });
                 }
                 Outcome::NotPerformed => {
                     tx.settle_action(&tenant, &key, ActionState::Released, Some(&digest), batch.now)?;
-                    failpoint::hit("settle.released");
+                    batch.hit("settle.released");
                     tx.add_uses(&a.grant, -1)?;
                     return Ok(Settled { status: "RELEASED".into(), seq: None, receipt: None });
                 }
@@ -803,8 +901,7 @@ impl Recorder {
             gate::check_evidence(&attestation, evidence).map_err(gate_error)?;
             let receipt = gate::receipt_for(&envelope, &attestation, status, evidence, batch.now, r.receipt_ttl);
             receipt.check().map_err(|e| err(ErrorCode::Internal, "", e.0))?;
-            let signed = Envelope::sign(Kind::Receipt, receipt.to_payload(), &r.key, &r.kid)
-                .map_err(|e| err(ErrorCode::Internal, "", e.0))?;
+            let signed = batch.signer.sign(r, Kind::Receipt, receipt.to_payload())?;
             let compact = signed.to_compact();
             let seq = ctx.frontier.size();
             let nodes = ctx.frontier.append(leaf_hash(compact.as_bytes()));
@@ -819,7 +916,7 @@ impl Recorder {
                 created: batch.now,
             };
             tx.append(&row, &nodes)?;
-            failpoint::hit("settle.appended");
+            batch.hit("settle.appended");
             let state = if status == Status::Done { ActionState::Done } else { ActionState::Failed };
             tx.settle_action(&tenant, &key, state, Some(&digest), batch.now)?;
             Ok(settled_of(&row))
@@ -868,9 +965,9 @@ impl Recorder {
                 u64::try_from(batch.now).map_err(|_| err(ErrorCode::OutOfRange, "", "the clock is before 1970"))?;
             let text = note::sign_curbi_checkpoint(&checkpoint, &r.key, at)
                 .map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
-            failpoint::hit("checkpoint.signed");
+            batch.hit("checkpoint.signed");
             tx.insert_head(&HeadRow { size, root, note: text.clone(), signed_at: batch.now })?;
-            failpoint::hit("checkpoint.stored");
+            batch.hit("checkpoint.stored");
             Ok(Head { size, note: text })
         })
     }
@@ -1022,5 +1119,87 @@ impl Recorder {
         let (size, head) = self.read(|tx| Ok((tx.size()?, tx.latest_head()?)))?;
         let head = head.map(|h| serde_json::json!({"size": h.size, "note": h.note}));
         Ok(serde_json::json!({"origin": self.origin, "kid": self.kid, "size": size, "head": head}))
+    }
+}
+
+/// A transaction whose writes are discarded: the rehearsal of a call reads the snapshot and writes nothing.
+struct Rehearsal<'t>(&'t mut dyn Tx);
+
+impl curbi::proof::merkle::NodeStore for Rehearsal<'_> {
+    type Error = Error;
+    fn node(&self, level: u32, index: u64) -> Result<Option<Hash>, Error> {
+        self.0.node(level, index)
+    }
+}
+
+impl Tx for Rehearsal<'_> {
+    fn meta(&self, name: &str) -> Result<Option<String>, Error> {
+        self.0.meta(name)
+    }
+    fn set_meta(&mut self, _: &str, _: &str) -> Result<(), Error> {
+        Ok(())
+    }
+    fn keys(&self) -> Result<Vec<KeyRow>, Error> {
+        self.0.keys()
+    }
+    fn insert_key(&mut self, _: &KeyRow) -> Result<(), Error> {
+        Ok(())
+    }
+    fn close_key(&mut self, _: &str, _: i64) -> Result<(), Error> {
+        Ok(())
+    }
+    fn grant(&self, id: &str) -> Result<Option<GrantRow>, Error> {
+        self.0.grant(id)
+    }
+    fn insert_grant(&mut self, _: &GrantRow, _: i64) -> Result<(), Error> {
+        Ok(())
+    }
+    fn add_uses(&mut self, _: &str, _: i64) -> Result<(), Error> {
+        Ok(())
+    }
+    fn action(&self, tenant: &str, key: &str) -> Result<Option<ActionRow>, Error> {
+        self.0.action(tenant, key)
+    }
+    fn insert_action(&mut self, _: &ActionRow) -> Result<(), Error> {
+        Ok(())
+    }
+    fn settle_action(&mut self, _: &str, _: &str, _: ActionState, _: Option<&Hash>, _: i64) -> Result<(), Error> {
+        Ok(())
+    }
+    fn open_actions(&self, limit: usize) -> Result<Vec<ActionRow>, Error> {
+        self.0.open_actions(limit)
+    }
+    fn size(&self) -> Result<u64, Error> {
+        self.0.size()
+    }
+    fn append(&mut self, _: &ReceiptRow, _: &[(u32, u64, Hash)]) -> Result<(), Error> {
+        Ok(())
+    }
+    fn receipt(&self, seq: u64) -> Result<Option<ReceiptRow>, Error> {
+        self.0.receipt(seq)
+    }
+    fn receipt_of(&self, tenant: &str, key: &str) -> Result<Option<ReceiptRow>, Error> {
+        self.0.receipt_of(tenant, key)
+    }
+    fn head(&self, size: u64) -> Result<Option<HeadRow>, Error> {
+        self.0.head(size)
+    }
+    fn latest_head(&self) -> Result<Option<HeadRow>, Error> {
+        self.0.latest_head()
+    }
+    fn insert_head(&mut self, _: &HeadRow) -> Result<(), Error> {
+        Ok(())
+    }
+    fn data_version(&mut self) -> Result<u64, Error> {
+        self.0.data_version()
+    }
+    fn savepoint(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn release_savepoint(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn rollback_to_savepoint(&mut self) -> Result<(), Error> {
+        Ok(())
     }
 }

@@ -92,11 +92,14 @@ CREATE TRIGGER IF NOT EXISTS actions_settled_stay BEFORE UPDATE ON actions
     BEGIN SELECT RAISE(ABORT, 'a settled action never changes'); END;
 "#;
 
-/// The recorder's SQLite store: one connection for the writer, one for readers (WAL lets them run beside it).
+/// Reader connections kept open beside the writer.
+const READERS: usize = 4;
+
+/// The recorder's SQLite store: one connection for the writer and a few for readers (WAL lets them run beside it).
 #[derive(Debug)]
 pub struct SqliteStore {
     writer: Mutex<Connection>,
-    reader: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
 }
 
 impl SqliteStore {
@@ -134,8 +137,10 @@ impl SqliteStore {
             }
             Ok(())
         })?;
-        let reader = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
-        Ok(SqliteStore { writer: Mutex::new(writer), reader: Mutex::new(reader) })
+        let readers = (0..READERS)
+            .map(|_| connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map(Mutex::new))
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(SqliteStore { writer: Mutex::new(writer), readers })
     }
 }
 
@@ -179,7 +184,12 @@ impl Storage for SqliteStore {
     }
 
     fn read(&self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<(), Error>) -> Result<(), Error> {
-        let conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+        // A free reader if there is one, else wait for the first.
+        let conn = self
+            .readers
+            .iter()
+            .find_map(|r| r.try_lock().ok())
+            .unwrap_or_else(|| self.readers[0].lock().unwrap_or_else(|p| p.into_inner()));
         transaction(&conn, "BEGIN DEFERRED", &mut |c| f(&mut SqliteTx { c }))
     }
 }
