@@ -430,12 +430,16 @@ impl Recorder {
     ) -> Result<T, Error> {
         let at = self.clock.now().max(self.last_time.load(Ordering::Relaxed));
         let signer = Arc::new(Signer::default());
+        // Rehearse only when another call is leading, so this one would wait anyway; alone, it leads at once.
         // Whatever the rehearsal finds (an error included) is found again by the real run.
-        let _ = self.store.read(&mut |tx| {
-            let mut scratch = Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: at };
-            let batch = Batch { now: at, rehearsal: true, signer: &signer };
-            let _ = f(self, &mut Rehearsal(tx), &mut scratch, &batch);
-            Ok(())
+        let busy = self.queue.lock().unwrap_or_else(|p| p.into_inner()).leading;
+        let _ = busy.then(|| {
+            self.store.read(&mut |tx| {
+                let mut scratch = Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: at };
+                let batch = Batch { now: at, rehearsal: true, signer: &signer };
+                let _ = f(self, &mut Rehearsal(tx), &mut scratch, &batch);
+                Ok(())
+            })
         });
         let (done, answer) = sync_channel(1);
         let run: Run =
