@@ -192,18 +192,7 @@ pub struct Head {
 }
 
 /// A receipt as stored, with the attestation it completes and the provider's answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct StoredReceipt {
-    pub seq: u64,
-    pub tenant: String,
-    pub idempotency_key: String,
-    pub status: String,
-    pub receipt: String,
-    pub attestation: String,
-    /// The provider's answer as received (it was checked to be UTF-8 JSON).
-    pub evidence: String,
-    pub created: i64,
-}
+pub type StoredReceipt = ReceiptRow;
 
 /// Which receipts a bundle carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -692,19 +681,6 @@ fn settled_of(receipt: &ReceiptRow) -> Settled {
     Settled { status: receipt.status.clone(), seq: Some(receipt.seq), receipt: Some(receipt.receipt.clone()) }
 }
 
-fn stored_receipt(r: ReceiptRow) -> StoredReceipt {
-    StoredReceipt {
-        seq: r.seq,
-        tenant: r.tenant,
-        idempotency_key: r.idempotency_key,
-        status: r.status,
-        receipt: r.receipt,
-        attestation: r.attestation,
-        evidence: String::from_utf8_lossy(&r.evidence).into_owned(),
-        created: r.created,
-    }
-}
-
 impl Recorder {
     /// Registers a grant (the action check's grant document, with an `id` and without `used`: the recorder counts
     /// uses itself). The same id with the same document again is a replay; with another document, a conflict.
@@ -984,9 +960,7 @@ impl Recorder {
     /// The receipt at sequence number `seq`.
     pub fn receipt(&self, seq: u64) -> Result<StoredReceipt, Error> {
         self.read(|tx| {
-            tx.receipt(seq)?
-                .map(stored_receipt)
-                .ok_or_else(|| err(ErrorCode::UnknownReceipt, "/seq", format!("no receipt at {seq}")))
+            tx.receipt(seq)?.ok_or_else(|| err(ErrorCode::UnknownReceipt, "/seq", format!("no receipt at {seq}")))
         })
     }
 
@@ -994,7 +968,6 @@ impl Recorder {
     pub fn receipt_of(&self, tenant: &str, idempotency_key: &str) -> Result<StoredReceipt, Error> {
         self.read(|tx| {
             tx.receipt_of(tenant, idempotency_key)?
-                .map(stored_receipt)
                 .ok_or_else(|| err(ErrorCode::UnknownReceipt, "/idempotency_key", "this action has no receipt"))
         })
     }

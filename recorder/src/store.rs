@@ -83,7 +83,7 @@ pub struct ActionRow {
 }
 
 /// One log entry: a receipt at its sequence number (its leaf index), with what it completes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ReceiptRow {
     pub seq: u64,
     pub tenant: String,
@@ -92,7 +92,9 @@ pub struct ReceiptRow {
     pub status: String,
     pub receipt: String,
     pub attestation: String,
-    /// The provider's answer, the exact bytes received.
+    /// The provider's answer, the exact bytes received (checked to be UTF-8 JSON before it was stored; written out
+    /// as text).
+    #[serde(serialize_with = "as_text")]
     pub evidence: Vec<u8>,
     pub created: i64,
 }
@@ -158,4 +160,8 @@ pub trait Tx: NodeStore<Error = Error> {
 pub trait Storage: Send + Sync + fmt::Debug {
     fn write(&self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<(), Error>) -> Result<(), Error>;
     fn read(&self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<(), Error>) -> Result<(), Error>;
+}
+
+fn as_text<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&String::from_utf8_lossy(bytes))
 }

@@ -212,9 +212,9 @@ fn refunds_through_a_misbehaving_provider_end_with_one_receipt_each_that_happene
                 assert!(performed, "{key}: a receipt for a refund the provider never performed");
                 assert_eq!(rec.status, "DONE");
                 assert_eq!(
-                    Some(&rec.evidence),
-                    provider.refunds.get(key),
-                    "{key}: the evidence is the provider's answer"
+                    Some(rec.evidence.as_slice()),
+                    provider.refunds.get(key).map(String::as_bytes),
+                    "{key}: the evidence is the provider's answer, byte for byte"
                 );
                 receipted += 1;
             }
