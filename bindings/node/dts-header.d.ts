@@ -297,3 +297,137 @@ export interface Verification {
   evidence?: unknown
   [k: string]: unknown
 }
+
+/** How to open a `Recorder` (docs/RECORDER.md). Give `key_file` or `key_env` (`CURBI_RECORDER_KEY` when neither). */
+export interface RecorderConfig {
+  /** The SQLite database file, created when missing. */
+  path: string
+  /** The log origin, `curbi-checkpoint-v1.<name>`: fixed when the database is created. */
+  origin: string
+  /** A private Ed25519 JWK in a file only its owner may read (mode 0600). */
+  key_file?: string
+  /** The name of an environment variable holding the same text. */
+  key_env?: string
+  /** Make a new key the log's active one (its window starts now; the old key's closes). */
+  rotate?: boolean
+  /** A fixed clock at this Unix time, for tests (`setClock` moves it); the system clock when absent. */
+  now?: number
+  /** Seconds an attestation permits its mutation (default 300). */
+  attestation_ttl?: number
+  /** Seconds a receipt stays fresh (default 30 days). */
+  receipt_ttl?: number
+}
+
+/** The recorder's calls, for `Recorder.call`. */
+export type RecorderMethod =
+  | 'grant' | 'attest' | 'confirm' | 'reconcile' | 'held' | 'checkpoint' | 'bundle' | 'receipt' | 'keys' | 'status'
+  | 'set_clock'
+
+/** A grant as the recorder registers it: the action check's grant (docs/PURCHASE.md) with an `id` and without `used`
+ * (the recorder counts uses itself). */
+export interface RecorderGrant {
+  id: string
+  agent: string
+  operations: string[]
+  resources: string[]
+  limits?: { max_amount?: number; confirmation_threshold?: number; currency?: string; max_count?: number }
+  not_before?: string
+  expires_at: string
+  revoked?: boolean
+  other_constraints?: object[]
+}
+
+/** A registered grant and the uses the recorder counted. */
+export interface GrantInfo {
+  id: string
+  used: number
+}
+
+/** A mutation to attest before it is made, under an idempotency key of its tenant. */
+export interface AttestRequest {
+  tenant: string
+  idempotency_key: string
+  grant: string
+  action: { agent: string; operation: string; resource: string; amount?: number; currency?: string }
+  /** The user confirmed the step-up an earlier attest asked for; a DENY still refuses. */
+  step_up_confirmed?: boolean
+}
+
+/** `attest`'s answer: only ALLOW (or a confirmed STEP_UP) carries an attestation. */
+export interface Attested {
+  decision: 'ALLOW' | 'STEP_UP' | 'DENY'
+  attestation?: string
+  /** The action check's whole decision. */
+  check: Decision
+}
+
+/** What the provider said: `DONE` / `FAILED` with its answer, the exact text, as `evidence`; `UNKNOWN` (confirm
+ * only) holds the action; `NOT_PERFORMED` (reconcile only) releases it without a receipt. */
+export interface OutcomeRequest {
+  tenant: string
+  idempotency_key: string
+  outcome: 'DONE' | 'FAILED' | 'UNKNOWN' | 'NOT_PERFORMED'
+  evidence?: string
+}
+
+/** Where an action stands: `DONE` / `FAILED` with its receipt in the log at `seq`, `HELD`, or `RELEASED`. */
+export interface Settled {
+  status: 'DONE' | 'FAILED' | 'HELD' | 'RELEASED'
+  seq?: number
+  receipt?: string
+}
+
+/** The actions not yet settled, oldest first; `more` when the list was cut at `limit`. */
+export interface HeldActions {
+  actions: Array<{
+    tenant: string
+    idempotency_key: string
+    state: 'attested' | 'held'
+    grant: string
+    attestation: string
+    since: number
+  }>
+  more: boolean
+}
+
+/** A signed head: the log's size and its checkpoint note. */
+export interface Head {
+  size: number
+  note: string
+}
+
+/** Which receipts a bundle carries (by sequence number or by action), under which head, with consistency proofs from
+ * the heads the customer already holds. */
+export interface BundleRequest {
+  receipts?: number[]
+  actions?: Array<{ tenant: string; idempotency_key: string }>
+  head?: string
+  known?: string[]
+  /** Carry each receipt's attestation (default true). */
+  attestations?: boolean
+}
+
+/** A receipt as stored, with the attestation it completes and the provider's answer. */
+export interface StoredReceipt {
+  seq: number
+  tenant: string
+  idempotency_key: string
+  status: 'DONE' | 'FAILED'
+  receipt: string
+  attestation: string
+  evidence: string
+  created: number
+}
+
+/** The log's keys as a JWKS, each with its window (`curbi:nbf`, `curbi:exp`): give it to verifiers as `keys`. */
+export interface RecorderKeys {
+  keys: Array<{ kty: 'OKP'; crv: 'Ed25519'; x: string; kid: string; 'curbi:nbf'?: number; 'curbi:exp'?: number }>
+}
+
+/** The log's origin, active kid, size and latest head. */
+export interface RecorderStatus {
+  origin: string
+  kid: string
+  size: number
+  head: Head | null
+}

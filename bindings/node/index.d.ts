@@ -298,6 +298,140 @@ export interface Verification {
   [k: string]: unknown
 }
 
+/** How to open a `Recorder` (docs/RECORDER.md). Give `key_file` or `key_env` (`CURBI_RECORDER_KEY` when neither). */
+export interface RecorderConfig {
+  /** The SQLite database file, created when missing. */
+  path: string
+  /** The log origin, `curbi-checkpoint-v1.<name>`: fixed when the database is created. */
+  origin: string
+  /** A private Ed25519 JWK in a file only its owner may read (mode 0600). */
+  key_file?: string
+  /** The name of an environment variable holding the same text. */
+  key_env?: string
+  /** Make a new key the log's active one (its window starts now; the old key's closes). */
+  rotate?: boolean
+  /** A fixed clock at this Unix time, for tests (`setClock` moves it); the system clock when absent. */
+  now?: number
+  /** Seconds an attestation permits its mutation (default 300). */
+  attestation_ttl?: number
+  /** Seconds a receipt stays fresh (default 30 days). */
+  receipt_ttl?: number
+}
+
+/** The recorder's calls, for `Recorder.call`. */
+export type RecorderMethod =
+  | 'grant' | 'attest' | 'confirm' | 'reconcile' | 'held' | 'checkpoint' | 'bundle' | 'receipt' | 'keys' | 'status'
+  | 'set_clock'
+
+/** A grant as the recorder registers it: the action check's grant (docs/PURCHASE.md) with an `id` and without `used`
+ * (the recorder counts uses itself). */
+export interface RecorderGrant {
+  id: string
+  agent: string
+  operations: string[]
+  resources: string[]
+  limits?: { max_amount?: number; confirmation_threshold?: number; currency?: string; max_count?: number }
+  not_before?: string
+  expires_at: string
+  revoked?: boolean
+  other_constraints?: object[]
+}
+
+/** A registered grant and the uses the recorder counted. */
+export interface GrantInfo {
+  id: string
+  used: number
+}
+
+/** A mutation to attest before it is made, under an idempotency key of its tenant. */
+export interface AttestRequest {
+  tenant: string
+  idempotency_key: string
+  grant: string
+  action: { agent: string; operation: string; resource: string; amount?: number; currency?: string }
+  /** The user confirmed the step-up an earlier attest asked for; a DENY still refuses. */
+  step_up_confirmed?: boolean
+}
+
+/** `attest`'s answer: only ALLOW (or a confirmed STEP_UP) carries an attestation. */
+export interface Attested {
+  decision: 'ALLOW' | 'STEP_UP' | 'DENY'
+  attestation?: string
+  /** The action check's whole decision. */
+  check: Decision
+}
+
+/** What the provider said: `DONE` / `FAILED` with its answer, the exact text, as `evidence`; `UNKNOWN` (confirm
+ * only) holds the action; `NOT_PERFORMED` (reconcile only) releases it without a receipt. */
+export interface OutcomeRequest {
+  tenant: string
+  idempotency_key: string
+  outcome: 'DONE' | 'FAILED' | 'UNKNOWN' | 'NOT_PERFORMED'
+  evidence?: string
+}
+
+/** Where an action stands: `DONE` / `FAILED` with its receipt in the log at `seq`, `HELD`, or `RELEASED`. */
+export interface Settled {
+  status: 'DONE' | 'FAILED' | 'HELD' | 'RELEASED'
+  seq?: number
+  receipt?: string
+}
+
+/** The actions not yet settled, oldest first; `more` when the list was cut at `limit`. */
+export interface HeldActions {
+  actions: Array<{
+    tenant: string
+    idempotency_key: string
+    state: 'attested' | 'held'
+    grant: string
+    attestation: string
+    since: number
+  }>
+  more: boolean
+}
+
+/** A signed head: the log's size and its checkpoint note. */
+export interface Head {
+  size: number
+  note: string
+}
+
+/** Which receipts a bundle carries (by sequence number or by action), under which head, with consistency proofs from
+ * the heads the customer already holds. */
+export interface BundleRequest {
+  receipts?: number[]
+  actions?: Array<{ tenant: string; idempotency_key: string }>
+  head?: string
+  known?: string[]
+  /** Carry each receipt's attestation (default true). */
+  attestations?: boolean
+}
+
+/** A receipt as stored, with the attestation it completes and the provider's answer. */
+export interface StoredReceipt {
+  seq: number
+  tenant: string
+  idempotency_key: string
+  status: 'DONE' | 'FAILED'
+  receipt: string
+  attestation: string
+  evidence: string
+  created: number
+}
+
+/** The log's keys as a JWKS, each with its window (`curbi:nbf`, `curbi:exp`): give it to verifiers as `keys`. */
+export interface RecorderKeys {
+  keys: Array<{ kty: 'OKP'; crv: 'Ed25519'; x: string; kid: string; 'curbi:nbf'?: number; 'curbi:exp'?: number }>
+}
+
+/** The log's origin, active kid, size and latest head. */
+export interface RecorderStatus {
+  origin: string
+  kid: string
+  size: number
+  head: Head | null
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -325,6 +459,53 @@ export declare class Policy {
 export declare class PreparedOptions {
   /** The checker version these options pin (the current one when none was given). */
   get version(): CheckerVersion
+}
+
+/**
+ * A durable recorder on one SQLite file, opened with `Recorder.open`. Share one: concurrent calls are grouped
+ * into one commit.
+ */
+export declare class Recorder {
+  /**
+   * Opens (or creates) a recorder on the libuv thread pool: `{path, origin, key_file | key_env, rotate?, now?,
+   * attestation_ttl?, receipt_ttl?}`, an object or JSON text. The key file (a private Ed25519 JWK) must be
+   * readable by its owner only; `now` (Unix seconds) fixes the clock, for tests. Rejects with a `CurbiError`
+   * (`key_mismatch` at `/key`, `invalid_key_file`, `storage`, ...).
+   */
+  static open(config: RecorderConfig | string): Promise<Recorder>
+  /**
+   * Any call by its method name, resolving with the recorder's answer as JSON text, exactly as it wrote it (an
+   * attest replayed under the same idempotency key is the same text).
+   */
+  call(method: RecorderMethod, request: object | string): Promise<string>
+  /** Registers a grant (`{id, agent, operations, resources, limits, expires_at}`): `{id, used}`. */
+  grant(request: RecorderGrant | string): Promise<GrantInfo>
+  /**
+   * Runs the action check before a mutation: only ALLOW (or a confirmed STEP_UP) carries an attestation. The same
+   * idempotency key and request resolve with the same answer.
+   */
+  attest(request: AttestRequest | string): Promise<Attested>
+  /**
+   * Reports the provider's outcome: DONE or FAILED with its answer as `evidence` signs the one receipt; UNKNOWN
+   * holds the action for `reconcile`.
+   */
+  confirm(request: OutcomeRequest | string): Promise<Settled>
+  /** Settles an action from the provider's state read later (DONE, FAILED or NOT_PERFORMED). */
+  reconcile(request: OutcomeRequest | string): Promise<Settled>
+  /** The actions not yet settled, oldest first. */
+  held(request?: { limit?: number } | string): Promise<HeldActions>
+  /** Signs the head of the log; a size already signed resolves with the head signed for it. */
+  checkpoint(): Promise<Head>
+  /** A `curbi.proof/0.1` bundle, which `verifyBundle` checks offline under `keys()`. */
+  bundle(request: BundleRequest | string): Promise<ProofBundle>
+  /** A stored receipt, by `{seq}` or by `{tenant, idempotency_key}`. */
+  receipt(request: { seq: number } | { tenant: string; idempotency_key: string } | string): Promise<StoredReceipt>
+  /** The log's keys as a JWKS, each with its window: the trust anchor to give verifiers. */
+  keys(): Promise<RecorderKeys>
+  /** The log's origin, kid, size and latest head. */
+  status(): Promise<RecorderStatus>
+  /** Moves a fixed clock to Unix time `now` (tests); rejects with `unsupported` on the system clock. */
+  setClock(now: number): Promise<{}>
 }
 
 /**
@@ -364,7 +545,7 @@ export declare function compilePolicy(policy: PolicyDocument | string): Policy
 export declare function createVerifier(options: VerifyOptions | string): Verifier
 
 /** Every stable error code (vectors/errors.json): the `code` of a thrown `CurbiError`. */
-export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note' | 'duplicate_member' | 'unknown_tool' | 'unknown_id' | 'output_too_large'
+export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note' | 'duplicate_member' | 'unknown_tool' | 'unknown_id' | 'output_too_large' | 'idempotency_conflict' | 'busy' | 'held' | 'not_attested' | 'outcome_conflict' | 'released' | 'unknown_grant' | 'grant_conflict' | 'invalid_evidence' | 'evidence_mismatch' | 'unknown_head' | 'no_head' | 'unknown_receipt' | 'key_mismatch' | 'key_rotated' | 'invalid_key_file' | 'storage' | 'corrupt'
 
 /**
  * Exports a check request as a CI regression (docs/REGRESSION.md): the `curbi.regression` document, whose

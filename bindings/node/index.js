@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.Policy = nativeBinding.Policy
 module.exports.PreparedOptions = nativeBinding.PreparedOptions
+module.exports.Recorder = nativeBinding.Recorder
 module.exports.Verifier = nativeBinding.Verifier
 module.exports.check = nativeBinding.check
 module.exports.checkAsync = nativeBinding.checkAsync

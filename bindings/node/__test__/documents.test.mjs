@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import test from 'node:test'
 
 import curbi from '../index.js'
-import { VECTORS } from './vectors.mjs'
+import { VECTORS, contains } from './vectors.mjs'
 
 const ENTRIES = {
   check: (t) => curbi.check(t),
@@ -28,14 +28,6 @@ async function outcome(entry, text) {
     assert.ok(e instanceof curbi.CurbiError, `${entry}: a CurbiError, got ${e}`)
     return { error: { code: e.code, path: e.path, message: e.message } }
   }
-}
-
-/** `got` holds `want`: every member `want` names, recursively; arrays of equal length. */
-function contains(got, want) {
-  if (Array.isArray(want)) return Array.isArray(got) && got.length === want.length && want.every((w, i) => contains(got[i], w))
-  if (want && typeof want === 'object')
-    return got !== null && typeof got === 'object' && Object.entries(want).every(([k, v]) => k in got && contains(got[k], v))
-  return got === want
 }
 
 test('documents vectors: every kind read strictly', async () => {

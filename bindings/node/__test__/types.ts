@@ -13,9 +13,14 @@ import {
   verifyBundle,
   verifyCheckout,
   version,
+  Recorder,
   Verifier,
 } from '../index.js'
 import type {
+  Attested,
+  Head,
+  RecorderConfig,
+  Settled,
   ProofBundle,
   Check,
   CheckBatch,
@@ -110,4 +115,25 @@ createVerifier({ keys: { keys: [] }, mode: 'strict' })
 // @ts-expect-error: a bundle is an object or JSON text
 verifier.verify(42)
 
-void [first, text, id, kind, fromText, v, later, pinned, again, verified]
+const recorderConfig: RecorderConfig = { path: 'refunds.db', origin: 'curbi-checkpoint-v1.shop.example', key_file: 'k.jwk' }
+async function recorded(): Promise<number> {
+  const r: Recorder = await Recorder.open(recorderConfig)
+  const fromText: Recorder = await Recorder.open('{"path":"refunds.db","origin":"curbi-checkpoint-v1.x"}')
+  const used: number = (await r.grant({ id: 'g', agent: 'a', operations: ['o'], resources: ['*'], expires_at: 'x' })).used
+  const action = { agent: 'a', operation: 'o', resource: 'r', amount: 100, currency: 'USD' }
+  const a: Attested = await r.attest({ tenant: 't', idempotency_key: 'k', grant: 'g', action })
+  const s: Settled = await r.confirm({ tenant: 't', idempotency_key: 'k', outcome: 'DONE', evidence: '{}' })
+  const h: Head = await r.checkpoint()
+  const bundle: ProofBundle = await r.bundle({ receipts: [s.seq ?? 0], known: [h.note] })
+  const keys = await r.keys()
+  const result: Verification = await verifyBundle({ bundle, keys })
+  const text: string = await fromText.call('status', {})
+  void [a.attestation, result, text, (await r.held()).more, (await r.status()).head?.size]
+  // @ts-expect-error: not an outcome
+  await r.confirm({ tenant: 't', idempotency_key: 'k', outcome: 'MAYBE' })
+  // @ts-expect-error: not a recorder method
+  await r.call('delete', {})
+  return used
+}
+
+void [first, text, id, kind, fromText, v, later, pinned, again, verified, recorded]

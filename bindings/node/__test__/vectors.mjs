@@ -32,6 +32,14 @@ export function checkVectors() {
   return out
 }
 
+/** `got` holds `want`: every member `want` names, recursively; arrays of equal length. */
+export function contains(got, want) {
+  if (Array.isArray(want)) return Array.isArray(got) && got.length === want.length && want.every((w, i) => contains(got[i], w))
+  if (want && typeof want === 'object')
+    return got !== null && typeof got === 'object' && Object.entries(want).every(([k, v]) => k in got && contains(got[k], v))
+  return got === want
+}
+
 /** The codes of vectors/errors.json, in order. */
 export function errorCodes() {
   return JSON.parse(readFileSync(join(VECTORS, 'errors.json'), 'utf8')).codes.map((c) => c.code)

@@ -4,6 +4,7 @@
 mod codes;
 mod convert;
 mod js;
+mod recorder;
 mod result;
 
 use std::sync::Arc;
@@ -11,13 +12,14 @@ use std::sync::Arc;
 use curbi::api::{self, Cases, CheckOptions, SpanUnit};
 use curbi::{CompiledPolicy, Error, ErrorCode as Code};
 use napi::bindgen_prelude::{
-    AsyncTask, ClassInstance, FromNapiValue, JavaScriptClassExt, JsObjectValue, JsValue, Unknown,
+    AsyncTask, ClassInstance, Either, FromNapiValue, JavaScriptClassExt, JsObjectValue, JsValue, Unknown,
 };
 use napi::{Env, Task, ValueType};
 use napi_derive::napi;
 
 pub use codes::ErrorCode;
 use convert::{document_text, js_error, options_text, reply_text};
+pub use recorder::{OpenTask, Recorder};
 
 /// Runs core work inside a panic guard. A panic is a bug in the core; unwinding out of an addon call would abort
 /// the whole Node process, so it becomes a thrown `internal` error instead (as the C ABI's `CURBI_STATUS_PANIC`).
@@ -252,7 +254,11 @@ pub fn verify_action(env: Env, request: Unknown) -> napi::Result<Unknown<'static
 /// many bundles under the same keys and options, read them once with `createVerifier`.
 #[napi(ts_args_type = "request: VerifyBundleRequest | string", ts_return_type = "Promise<Verification>")]
 pub fn verify_bundle(env: Env, request: Unknown) -> AsyncTask<JsonTask> {
-    AsyncTask::new(JsonTask { input: document_text(&env, request, "request"), run: Box::new(api::verify_bundle_json) })
+    AsyncTask::new(JsonTask {
+        input: document_text(&env, request, "request"),
+        run: Box::new(api::verify_bundle_json),
+        text: false,
+    })
 }
 
 /// A Proof of Action verifier: the caller's keys and options read once, immutable and shared. Made by
@@ -281,7 +287,7 @@ impl Verifier {
     pub fn verify(&self, env: Env, bundle: Unknown) -> AsyncTask<JsonTask> {
         let verifier = self.inner.clone();
         let run = Box::new(move |text: &[u8]| verifier.verify_json(text));
-        AsyncTask::new(JsonTask { input: document_text(&env, bundle, "bundle"), run })
+        AsyncTask::new(JsonTask { input: document_text(&env, bundle, "bundle"), run, text: false })
     }
 }
 
@@ -292,6 +298,8 @@ type JsonFn = dyn Fn(&[u8]) -> Result<String, Error> + Send;
 pub struct JsonTask {
     input: Result<String, Error>,
     run: Box<JsonFn>,
+    /// Resolve with the answer's JSON text rather than the parsed answer.
+    text: bool,
 }
 
 impl std::fmt::Debug for JsonTask {
@@ -302,7 +310,7 @@ impl std::fmt::Debug for JsonTask {
 
 impl Task for JsonTask {
     type Output = Result<String, Error>;
-    type JsValue = Unknown<'static>;
+    type JsValue = Either<String, Unknown<'static>>;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         let input = std::mem::replace(&mut self.input, Err(Error::new(Code::Internal, "", "task ran twice")));
@@ -310,7 +318,8 @@ impl Task for JsonTask {
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
-        output.map_err(|e| js_error(&env, e)).and_then(|text| result::document(&env, text))
+        let text = output.map_err(|e| js_error(&env, e))?;
+        if self.text { Ok(Either::A(text)) } else { result::document(&env, text).map(Either::B) }
     }
 }
 

@@ -1,0 +1,213 @@
+// vectors/recorder/scenarios.json through Recorder (the description member says the step format; the Rust runner is
+// recorder/tests/vectors.rs), twice: the named methods (parsed answers) and `call` (the recorder's JSON text, byte
+// for byte). Each bundle a step verifies is written to target/recorder-bundles/node/ with the recorder's keys, for
+// `curbi verify` (scripts/test.sh). Then: the event loop runs while a call waits for the disk, calls at once share
+// one recorder, refusals reject with a CurbiError.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { once } from 'node:events'
+import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+import curbi from '../index.js'
+import { VECTORS, assertCurbiRejects, contains } from './vectors.mjs'
+
+const DOC = JSON.parse(readFileSync(join(VECTORS, 'recorder', 'scenarios.json'), 'utf8'))
+const BUNDLES = join(VECTORS, '..', 'target', 'recorder-bundles', 'node')
+const NO_REQUEST = new Set(['checkpoint', 'keys', 'status'])
+const tmp = () => mkdtempSync(join(tmpdir(), 'curbi-recorder-node-'))
+
+/** The scenario's test key in a file only its owner may read (the recorder refuses any other). */
+function keyFile(db, kid) {
+  const path = `${db}.${kid}.jwk`
+  rmSync(path, { force: true })
+  const fd = openSync(path, 'wx', 0o600)
+  writeSync(fd, DOC.keys[kid].jwk)
+  closeSync(fd)
+  return path
+}
+
+function open(db, spec) {
+  const config = { path: db, origin: DOC.origin, key_file: keyFile(db, spec.key), now: spec.now }
+  if ('rotate' in spec) config.rotate = spec.rotate
+  return curbi.Recorder.open(config)
+}
+
+/** The request with the string "$heads" (itself, or a member's value at any depth of objects) as the heads. */
+function substitute(request, heads) {
+  if (request === '$heads') return [...heads]
+  if (request && typeof request === 'object' && !Array.isArray(request))
+    return Object.fromEntries(Object.entries(request).map(([k, v]) => [k, substitute(v, heads)]))
+  return request
+}
+
+/** One call: `{ value, text }`, `text` the recorder's own JSON when the call went through `call`. */
+async function answer(recorder, method, request, byName) {
+  if (!byName) {
+    const text = await recorder.call(method, request)
+    return { value: JSON.parse(text), text }
+  }
+  const name = method.replace(/_(\w)/g, (_, c) => c.toUpperCase())
+  if (NO_REQUEST.has(method)) {
+    assert.deepEqual(request, {}, `${method} takes no request`)
+    return { value: await recorder[name]() }
+  }
+  return { value: await recorder[name](method === 'set_clock' ? request.now : request) }
+}
+
+/** The bundle verifies under the recorder's keys with every head so far as known; it is written out. */
+async function verify(recorder, { value, text }, heads, base, where) {
+  const keys = await answer(recorder, 'keys', {}, text === undefined)
+  const request = text
+    ? `{"bundle":${text},"keys":${keys.text},"known":${JSON.stringify(heads)}}`
+    : { bundle: value, keys: keys.value, known: heads }
+  const result = await curbi.verifyBundle(request)
+  assert.equal(result.ok, true, `${where}: ${JSON.stringify(result)}`)
+  writeFileSync(`${base}.bundle.json`, text ?? JSON.stringify(value))
+  writeFileSync(`${base}.keys.json`, keys.text ?? JSON.stringify(keys.value))
+}
+
+async function runScenarios(dir, byName) {
+  let ran = 0
+  for (const [n, scenario] of DOC.scenarios.entries()) {
+    const db = join(dir, `s${n}.db`)
+    let recorder = await open(db, scenario.open)
+    const answers = []
+    const heads = []
+    for (const [i, step] of scenario.steps.entries()) {
+      const where = `${scenario.name}, step ${i}`
+      ran++
+      answers.push(undefined)
+      if (step.reopen) {
+        // A reopen that fails leaves the recorder that was open as it was.
+        if (step.error) await assertCurbiRejects(open(db, step.reopen), step.error.code, step.error.path, where)
+        else recorder = await open(db, step.reopen)
+        continue
+      }
+      const request = step.request_text ?? substitute(step.request, heads)
+      if (step.error) {
+        await assertCurbiRejects(answer(recorder, step.call, request, byName), step.error.code, step.error.path, where)
+        continue
+      }
+      const got = await answer(recorder, step.call, request, byName)
+      const { value } = got
+      assert.ok(contains(value, step.expect ?? {}), `${where}: expected ${JSON.stringify(step.expect)}, got ${JSON.stringify(value)}`)
+      for (const m of step.present ?? []) assert.ok(m in value, `${where}: ${m} missing`)
+      for (const m of step.absent ?? []) assert.ok(!(m in value), `${where}: ${m} present`)
+      if ('same_as' in step) {
+        // The recorder's text must be the earlier answer's, byte for byte; a parsed answer must be equal.
+        if (byName) assert.deepStrictEqual(value, answers[step.same_as].value, where)
+        else assert.equal(got.text, answers[step.same_as].text, where)
+      }
+      if (step.call === 'checkpoint' && !heads.includes(value.note)) heads.push(value.note)
+      if (step.verify) await verify(recorder, got, heads, join(BUNDLES, `s${n}-${i}`), where)
+      answers[i] = got
+    }
+  }
+  return ran
+}
+
+test('recorder scenarios through the named methods, then through call', async () => {
+  rmSync(BUNDLES, { recursive: true, force: true })
+  mkdirSync(BUNDLES, { recursive: true })
+  // `call` last: the bundles it leaves are the recorder's own bytes.
+  for (const byName of [true, false]) {
+    const dir = tmp()
+    const ran = await runScenarios(dir, byName)
+    console.log(`node recorder vectors: ${ran} steps ran (${byName ? 'named methods' : 'call'})`)
+    assert.ok(ran >= 70, `only ${ran} steps ran`)
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+const FIRST = DOC.scenarios[0]
+const GRANT = FIRST.steps[0].request
+
+async function firstRecorder() {
+  const db = join(tmp(), 'r.db')
+  const recorder = await open(db, FIRST.open)
+  await recorder.grant(GRANT)
+  return { recorder, db }
+}
+
+/** Another process holding the database's write lock until `release()` (Python's sqlite3: Node 20 has none). */
+async function writeLock(db) {
+  const hold =
+    "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); " +
+    "print('locked', flush=True); sys.stdin.readline(); c.execute('ROLLBACK')"
+  const child = spawn('python3', ['-c', hold, db], { stdio: ['pipe', 'pipe', 'inherit'] })
+  let said = ''
+  for await (const chunk of child.stdout) {
+    said += chunk
+    if (said.includes('\n')) break
+  }
+  if (said !== 'locked\n') {
+    child.kill()
+    assert.fail(`the lock holder said ${JSON.stringify(said)}`)
+  }
+  return async () => {
+    child.stdin.end('\n')
+    const [code] = await once(child, 'exit')
+    assert.equal(code, 0)
+  }
+}
+
+test('the event loop runs while a call waits on the thread pool', async () => {
+  // The call waits for a lock that only this event loop can have released: timers fire meanwhile only if the call
+  // runs off the loop.
+  const { recorder, db } = await firstRecorder()
+  const release = await writeLock(db)
+  let settled = false
+  let ticks = 0
+  let waited = false
+  const pending = recorder.checkpoint().finally(() => {
+    settled = true
+  })
+  try {
+    for (let k = 0; k < 10; k++) {
+      await sleep(10)
+      ticks++
+    }
+    waited = !settled
+  } finally {
+    await release()
+  }
+  const head = await pending
+  assert.ok(waited, `the checkpoint waits for the lock (it answered ${JSON.stringify(head)})`)
+  assert.equal(ticks, 10)
+  assert.equal(head.size, 0)
+})
+
+test('calls at once on one recorder: every refund allowed and receipted once', async () => {
+  const { recorder } = await firstRecorder()
+  const keys = Array.from({ length: 24 }, (_, i) => `n${i}`)
+  const action = { agent: 'agent:support', operation: 'billing.refund', resource: 'charge:ch_1', amount: 100, currency: 'USD' }
+  const attested = await Promise.all(
+    keys.map((k) => recorder.attest({ tenant: 'acme', idempotency_key: k, grant: GRANT.id, action })),
+  )
+  assert.ok(attested.every((a) => a.decision === 'ALLOW'))
+  const evidence = (k) =>
+    JSON.stringify({ id: `re_${k}`, operation: 'billing.refund', resource: 'charge:ch_1', amount: 100, currency: 'usd', status: 'succeeded' })
+  const settled = await Promise.all(
+    keys.map((k) => recorder.confirm({ tenant: 'acme', idempotency_key: k, outcome: 'DONE', evidence: evidence(k) })),
+  )
+  assert.deepEqual(settled.map((s) => s.seq).sort((a, b) => a - b), keys.map((_, i) => i))
+  assert.equal((await recorder.grant(GRANT)).used, keys.length)
+  assert.equal((await recorder.checkpoint()).size, keys.length)
+})
+
+test('refusals reject with a CurbiError', async () => {
+  await assertCurbiRejects(curbi.Recorder.open({ origin: DOC.origin }), 'missing_field', '/path')
+  await assertCurbiRejects(curbi.Recorder.open('{"path":"x","path":"y"}'), 'duplicate_member', '/path')
+  const { recorder } = await firstRecorder()
+  await assertCurbiRejects(recorder.call('nope', {}), 'not_found', '')
+  await assertCurbiRejects(recorder.held({ limit: 0 }), 'out_of_range', '/limit')
+  await assertCurbiRejects(recorder.grant({ ...GRANT, limits: { ...GRANT.limits, max_amount: 1 } }), 'grant_conflict', '/id')
+  assert.deepEqual(await recorder.setClock(FIRST.open.now + 60), {})
+  const status = await recorder.status()
+  assert.deepEqual([status.origin, status.size, status.head], [DOC.origin, 0, null])
+  assert.throws(() => new curbi.Recorder(), 'Recorder.open makes recorders')
+})

@@ -1,0 +1,145 @@
+//! `Recorder`: the durable recorder (docs/RECORDER.md) of `curbi-recorder`. Every method is one `call_json` of the
+//! recorder run on the libuv thread pool (each call waits for the disk), resolving with its answer parsed.
+
+use std::sync::Arc;
+
+use curbi::{Error, ErrorCode as Code};
+use napi::bindgen_prelude::{AsyncTask, Unknown};
+use napi::{Env, Task};
+use napi_derive::napi;
+
+use crate::convert::{document_text, js_error};
+use crate::{JsonTask, guarded};
+
+/// A durable recorder on one SQLite file, opened with `Recorder.open`. Share one: concurrent calls are grouped
+/// into one commit.
+#[napi]
+#[derive(Debug)]
+pub struct Recorder {
+    inner: Arc<curbi_recorder::Recorder>,
+}
+
+/// Opens a recorder on the libuv thread pool.
+#[derive(Debug)]
+pub struct OpenTask {
+    config: Result<String, Error>,
+}
+
+impl Task for OpenTask {
+    type Output = Result<curbi_recorder::Recorder, Error>;
+    type JsValue = Recorder;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let config = std::mem::replace(&mut self.config, Err(Error::new(Code::Internal, "", "task ran twice")));
+        Ok(config.and_then(|text| guarded(|| curbi_recorder::api::open_json(text.as_bytes()))))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        output.map(|r| Recorder { inner: Arc::new(r) }).map_err(|e| js_error(&env, e))
+    }
+}
+
+impl Recorder {
+    /// `method` on the thread pool with its request; `text` resolves with the answer's JSON text instead of the
+    /// parsed answer.
+    fn task(&self, method: impl Into<String>, input: Result<String, Error>, text: bool) -> AsyncTask<JsonTask> {
+        let (recorder, method) = (self.inner.clone(), method.into());
+        let run = Box::new(move |bytes: &[u8]| recorder.call_json(&method, bytes));
+        AsyncTask::new(JsonTask { input, run, text })
+    }
+}
+
+/// A request argument: an object or JSON text, `{}` when absent.
+fn request(env: &Env, request: Option<Unknown>) -> Result<String, Error> {
+    request.map_or_else(|| Ok("{}".to_string()), |r| document_text(env, r, "request"))
+}
+
+#[napi]
+impl Recorder {
+    /// Opens (or creates) a recorder on the libuv thread pool: `{path, origin, key_file | key_env, rotate?, now?,
+    /// attestation_ttl?, receipt_ttl?}`, an object or JSON text. The key file (a private Ed25519 JWK) must be
+    /// readable by its owner only; `now` (Unix seconds) fixes the clock, for tests. Rejects with a `CurbiError`
+    /// (`key_mismatch` at `/key`, `invalid_key_file`, `storage`, ...).
+    #[napi(ts_args_type = "config: RecorderConfig | string", ts_return_type = "Promise<Recorder>")]
+    pub fn open(env: Env, config: Unknown) -> AsyncTask<OpenTask> {
+        AsyncTask::new(OpenTask { config: document_text(&env, config, "config") })
+    }
+
+    /// Any call by its method name, resolving with the recorder's answer as JSON text, exactly as it wrote it (an
+    /// attest replayed under the same idempotency key is the same text).
+    #[napi(ts_args_type = "method: RecorderMethod, request: object | string", ts_return_type = "Promise<string>")]
+    pub fn call(&self, env: Env, method: String, request: Unknown) -> AsyncTask<JsonTask> {
+        self.task(method, document_text(&env, request, "request"), true)
+    }
+
+    /// Registers a grant (`{id, agent, operations, resources, limits, expires_at}`): `{id, used}`.
+    #[napi(ts_args_type = "request: RecorderGrant | string", ts_return_type = "Promise<GrantInfo>")]
+    pub fn grant(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
+        self.task("grant", self::request(&env, Some(request)), false)
+    }
+
+    /// Runs the action check before a mutation: only ALLOW (or a confirmed STEP_UP) carries an attestation. The same
+    /// idempotency key and request resolve with the same answer.
+    #[napi(ts_args_type = "request: AttestRequest | string", ts_return_type = "Promise<Attested>")]
+    pub fn attest(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
+        self.task("attest", self::request(&env, Some(request)), false)
+    }
+
+    /// Reports the provider's outcome: DONE or FAILED with its answer as `evidence` signs the one receipt; UNKNOWN
+    /// holds the action for `reconcile`.
+    #[napi(ts_args_type = "request: OutcomeRequest | string", ts_return_type = "Promise<Settled>")]
+    pub fn confirm(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
+        self.task("confirm", self::request(&env, Some(request)), false)
+    }
+
+    /// Settles an action from the provider's state read later (DONE, FAILED or NOT_PERFORMED).
+    #[napi(ts_args_type = "request: OutcomeRequest | string", ts_return_type = "Promise<Settled>")]
+    pub fn reconcile(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
+        self.task("reconcile", self::request(&env, Some(request)), false)
+    }
+
+    /// The actions not yet settled, oldest first.
+    #[napi(ts_args_type = "request?: { limit?: number } | string", ts_return_type = "Promise<HeldActions>")]
+    pub fn held(&self, env: Env, request: Option<Unknown>) -> AsyncTask<JsonTask> {
+        self.task("held", self::request(&env, request), false)
+    }
+
+    /// Signs the head of the log; a size already signed resolves with the head signed for it.
+    #[napi(ts_return_type = "Promise<Head>")]
+    pub fn checkpoint(&self, env: Env) -> AsyncTask<JsonTask> {
+        self.task("checkpoint", self::request(&env, None), false)
+    }
+
+    /// A `curbi.proof/0.1` bundle, which `verifyBundle` checks offline under `keys()`.
+    #[napi(ts_args_type = "request: BundleRequest | string", ts_return_type = "Promise<ProofBundle>")]
+    pub fn bundle(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
+        self.task("bundle", self::request(&env, Some(request)), false)
+    }
+
+    /// A stored receipt, by `{seq}` or by `{tenant, idempotency_key}`.
+    #[napi(
+        ts_args_type = "request: { seq: number } | { tenant: string; idempotency_key: string } | string",
+        ts_return_type = "Promise<StoredReceipt>"
+    )]
+    pub fn receipt(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
+        self.task("receipt", self::request(&env, Some(request)), false)
+    }
+
+    /// The log's keys as a JWKS, each with its window: the trust anchor to give verifiers.
+    #[napi(ts_return_type = "Promise<RecorderKeys>")]
+    pub fn keys(&self, env: Env) -> AsyncTask<JsonTask> {
+        self.task("keys", self::request(&env, None), false)
+    }
+
+    /// The log's origin, kid, size and latest head.
+    #[napi(ts_return_type = "Promise<RecorderStatus>")]
+    pub fn status(&self, env: Env) -> AsyncTask<JsonTask> {
+        self.task("status", self::request(&env, None), false)
+    }
+
+    /// Moves a fixed clock to Unix time `now` (tests); rejects with `unsupported` on the system clock.
+    #[napi(ts_args_type = "now: number", ts_return_type = "Promise<{}>")]
+    pub fn set_clock(&self, now: i64) -> AsyncTask<JsonTask> {
+        self.task("set_clock", Ok(format!("{{\"now\":{now}}}")), false)
+    }
+}
