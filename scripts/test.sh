@@ -30,6 +30,9 @@ if command -v rustup >/dev/null 2>&1; then
   rustup component add rustfmt clippy >/dev/null 2>&1 || true
 fi
 
+# Each language's recorder scenarios write the bundles they verified here afresh (checked by curbi verify below).
+rm -rf target/recorder-bundles
+
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (core, CLI, HTTP, vectors)" cargo test --workspace --locked
@@ -52,6 +55,8 @@ step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
 step "Node (addon, generated types, node --test, checkout example)" bash bindings/node/test.sh
+# Needs the bundles the recorder's scenarios left in target/recorder-bundles/ (Rust, C, Go, Python and Node above).
+step "recorder bundles from every language verify with curbi verify" bash scripts/recorder-bundles.sh
 # Needs libcurbi, the Python venv and the Node addon built by the steps above.
 step "differential: C, Go, Python and Node give the core's bytes for every shared vector" bash scripts/differential.sh
 step "MCP: official conformance suite (2025-06-18, 2025-11-25, 2026-07-28)" env CURBI=target/release/curbi \
