@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"strconv"
+	"strings"
 )
 
 // Recorder records what an agent does, durably, in one SQLite file (docs/RECORDER.md): grants, attestations
@@ -48,6 +49,10 @@ func OpenRecorder(config []byte) (*Recorder, error) {
 func (r *Recorder) Call(method string, request []byte) (json.RawMessage, error) {
 	if r == nil {
 		return nil, ErrClosed
+	}
+	if strings.IndexByte(method, 0) >= 0 {
+		// The C ABI takes the name NUL-terminated: this one would reach it cut short, as another name.
+		return nil, &Error{Code: "not_found", Message: "a recorder method name has no NUL byte"}
 	}
 	doc, err := r.h.use(func(handle *cRecorder) ([]byte, error) { return recorderCall(handle, method, request) })
 	// As in Policy.Check: r must outlive the C call, or its finalizer could close the handle during it.

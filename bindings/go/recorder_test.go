@@ -344,6 +344,8 @@ func TestRecorderErrorsAndClose(t *testing.T) {
 	r, _ := openFirstScenario(t)
 	_, err = r.Call("nope", []byte("{}"))
 	requireError(t, err, "not_found", "")
+	_, err = r.Call("status\x00", []byte("{}"))
+	requireError(t, err, "not_found", "")
 	_, err = r.Held([]byte(`{"limit":0}`))
 	requireError(t, err, "out_of_range", "/limit")
 	if err := r.SetClock(1793714460); err != nil {
