@@ -207,6 +207,7 @@ test('refusals reject with a CurbiError', async () => {
   await assertCurbiRejects(recorder.held({ limit: 0 }), 'out_of_range', '/limit')
   await assertCurbiRejects(recorder.grant({ ...GRANT, limits: { ...GRANT.limits, max_amount: 1 } }), 'grant_conflict', '/id')
   assert.deepEqual(await recorder.setClock(FIRST.open.now + 60), {})
+  await assertCurbiRejects(recorder.setClock(1.5), 'invalid_type', '/now')
   const status = await recorder.status()
   assert.deepEqual([status.origin, status.size, status.head], [DOC.origin, 0, null])
   assert.throws(() => new curbi.Recorder(), 'Recorder.open makes recorders')
