@@ -118,6 +118,8 @@ pub(crate) struct Recurring {
     pub(crate) occurrences: Option<i64>,
     /// This checkout is a trial that converts to the recurring charge.
     pub(crate) trial: bool,
+    /// When the first future charge falls; absent: one period after `now`.
+    pub(crate) first_charge_at: Option<Timestamp>,
 }
 
 /// A checkout as read; unreadable members are `None` and their reasons already recorded.
@@ -348,18 +350,20 @@ fn read_payment(r: &mut Reader, v: &Value, path: &str) -> Option<Payment> {
 }
 
 fn read_recurring(r: &mut Reader, v: &Value, path: &str) -> Option<Recurring> {
-    let m = r.object(v, path, &["amount", "frequency", "occurrences", "trial"], &[])?;
+    let m = r.object(v, path, &["amount", "frequency", "occurrences", "trial", "first_charge_at"], &[])?;
     let amount = r.required(m, path, "amount").and_then(|x| r.amount(x, &member(path, "amount"), false));
     let frequency = r.required(m, path, "frequency").and_then(|x| read_frequency(r, x, &member(path, "frequency")));
     let occurrences = m.get("occurrences").map(|x| r.count(x, &member(path, "occurrences"), 1));
     let trial = m.get("trial").map(|x| r.boolean(x, &member(path, "trial")));
-    match (amount, frequency, occurrences, trial) {
-        (_, _, Some(None), _) | (_, _, _, Some(None)) => None,
-        (Some(amount), Some(frequency), occurrences, trial) => Some(Recurring {
+    let first = m.get("first_charge_at").map(|x| r.timestamp(x, &member(path, "first_charge_at")));
+    match (amount, frequency, occurrences, trial, first) {
+        (_, _, Some(None), _, _) | (_, _, _, Some(None), _) | (_, _, _, _, Some(None)) => None,
+        (Some(amount), Some(frequency), occurrences, trial, first) => Some(Recurring {
             amount,
             frequency,
             occurrences: occurrences.flatten(),
             trial: trial.flatten().unwrap_or(false),
+            first_charge_at: first.flatten(),
         }),
         _ => None,
     }

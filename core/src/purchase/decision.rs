@@ -176,6 +176,8 @@ reason_codes! {
     CheckoutRequiresEscalation => "checkout_requires_escalation", StepUp;
     /// The checkout needs buyer authentication (`authentication_required`, e.g. 3-D Secure).
     CheckoutRequiresAuthentication => "checkout_requires_authentication", StepUp;
+    /// A recurring charge the checkout signs the user up for falls at or after the mandate's expiry.
+    RecurrenceBeyondExpiry => "recurrence_beyond_expiry", Deny;
 }
 
 /// One reason: why the decision is not ALLOW. `path` is an RFC 6901 pointer into the request

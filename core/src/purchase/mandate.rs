@@ -76,15 +76,33 @@ impl Frequency {
 
     /// The earliest next use after one at `last`; `None` for ON_DEMAND.
     pub fn next_after(self, last: Timestamp) -> Option<Timestamp> {
-        match self {
-            Frequency::OnDemand => None,
-            Frequency::Daily => Some(last.add_days(1)),
-            Frequency::Weekly => Some(last.add_days(7)),
-            Frequency::Biweekly => Some(last.add_days(14)),
-            Frequency::Monthly => Some(last.add_months(1)),
-            Frequency::Quarterly => Some(last.add_months(3)),
-            Frequency::Annually => Some(last.add_months(12)),
+        self.periods_after(last, 1)
+    }
+
+    /// `k` periods after `start` (computed in one step, so a clamped day does not drift from charge to charge);
+    /// `None` for ON_DEMAND, which has no period, and when it is beyond the year 9999, later than any RFC 3339 time.
+    pub fn periods_after(self, start: Timestamp, k: i64) -> Option<Timestamp> {
+        // Ten thousand years: in days and in months.
+        const MAX_DAYS: i64 = 3_652_500;
+        const MAX_MONTHS: i64 = 120_000;
+        let (days, months) = match self {
+            Frequency::OnDemand => return None,
+            Frequency::Daily => (1, 0),
+            Frequency::Weekly => (7, 0),
+            Frequency::Biweekly => (14, 0),
+            Frequency::Monthly => (0, 1),
+            Frequency::Quarterly => (0, 3),
+            Frequency::Annually => (0, 12),
+        };
+        if !(0..=MAX_DAYS).contains(&k) {
+            return None;
         }
+        if days > 0 {
+            let d = k * days;
+            return (d <= MAX_DAYS).then(|| start.add_days(d));
+        }
+        let m = k * months;
+        (m <= MAX_MONTHS).then(|| start.add_months(u32::try_from(m).unwrap_or(u32::MAX)))
     }
 }
 
@@ -345,4 +363,27 @@ fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRe
         }
     }
     ok.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(s: &str) -> Timestamp {
+        Timestamp::parse(s).expect("valid time")
+    }
+
+    #[test]
+    fn periods_are_counted_from_the_start_in_one_step() {
+        let start = ts("2026-01-31T10:00:00Z");
+        assert_eq!(Frequency::Monthly.periods_after(start, 1), Some(ts("2026-02-28T10:00:00Z")));
+        // Not Feb 28 + 1 month = Mar 28: the day does not drift.
+        assert_eq!(Frequency::Monthly.periods_after(start, 2), Some(ts("2026-03-31T10:00:00Z")));
+        assert_eq!(Frequency::Biweekly.periods_after(start, 2), Some(ts("2026-02-28T10:00:00Z")));
+        assert_eq!(Frequency::Annually.periods_after(start, 0), Some(start));
+        assert_eq!(Frequency::OnDemand.periods_after(start, 1), None);
+        assert_eq!(Frequency::Annually.periods_after(start, 10_001), None);
+        assert_eq!(Frequency::Daily.periods_after(start, i64::MAX), None);
+        assert_eq!(Frequency::Weekly.periods_after(start, -1), None);
+    }
 }

@@ -5,10 +5,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::checkout::{Checkout, read_checkout};
+use super::checkout::{Checkout, Recurring, read_checkout};
 use super::decision::{Decision, Reason, ReasonCode};
 use super::ledger::{Ledger, read_ledger};
-use super::mandate::{AcceptableItem, Mandate, read_mandate};
+use super::mandate::{AcceptableItem, Frequency, Mandate, read_mandate};
 use super::money::{self, Currency, format_amount};
 use super::read::{Reader, quote};
 use super::time::Timestamp;
@@ -427,10 +427,15 @@ impl Ctx<'_> {
             }
         }
         // Uses of the mandate recorded in the ledger. Without recurrence a mandate is good for one use.
+        let used_up = self.used_up(m);
+        // Without recurrence the user is asked (recurrence_not_permitted) and sees the schedule in the summary.
+        if let (Some(rc), true) = (c.recurring, m.recurrence.is_some()) {
+            self.sign_up(m, rc, used_up);
+        }
         if let Some(used) = self.l.occurrences {
             let max = if m.has_recurrence { m.recurrence.and_then(|r| r.max_occurrences) } else { Some(1) };
             if let Some(max) = max
-                && used >= max
+                && used_up
             {
                 let why = if m.has_recurrence { "its max_occurrences" } else { "one use (it has no recurrence)" };
                 let message = format!("the mandate has been used {used} time(s) and allows {why}");
@@ -456,6 +461,80 @@ impl Ctx<'_> {
                 "/ledger/last_occurrence_at",
                 format!("now at or after {next}"),
                 now.to_rfc3339(),
+                message,
+            );
+        }
+    }
+
+    /// The ledger already shows as many uses as the mandate's recurrence allows.
+    fn used_up(&self, m: &Mandate) -> bool {
+        let max = if m.has_recurrence { m.recurrence.and_then(|r| r.max_occurrences) } else { Some(1) };
+        matches!((self.l.occurrences, max), (Some(used), Some(max)) if used >= max)
+    }
+
+    /// Sign-up is the only time the agent is checked: renewals are charged by the merchant later. So every future
+    /// charge is checked now: their number against `max_occurrences`, the last one against the mandate's expiry, each
+    /// one against the confirmation threshold (the budget and the cap are checked with the total).
+    fn sign_up(&mut self, m: &Mandate, rc: Recurring, used_up: bool) {
+        let charges = match rc.occurrences {
+            Some(n) => format!("{n} future charge(s)"),
+            None => "charges until canceled".to_owned(),
+        };
+        if let (Some(max), Some(used), false) =
+            (m.recurrence.and_then(|r| r.max_occurrences), self.l.occurrences, used_up)
+        {
+            // This checkout is a charge unless its total is known to be zero (a free trial).
+            let now = i64::from(self.totals.total.as_ref().is_none_or(|t| t.amount != 0));
+            let committed = rc.occurrences.and_then(|n| money::sum([used, now, n]).ok());
+            if committed.is_none_or(|n| n > max) {
+                let actual = format!("{used} earlier + {now} now + {charges}");
+                let message = format!("{actual}: the mandate allows {max} use(s) in all");
+                self.push(
+                    ReasonCode::RecurrenceCountExceeded,
+                    "/checkout/recurring/occurrences",
+                    format!("at most {max} charge(s) in all"),
+                    actual,
+                    message,
+                );
+            }
+        }
+        if let (Some(exp), Some(now)) = (m.expires_at, self.now) {
+            let first = rc.first_charge_at.or_else(|| rc.frequency.next_after(now));
+            // The last charge; None when there is none (until canceled) or it is beyond any date.
+            let last = match (rc.frequency, rc.occurrences) {
+                (_, None) => None,
+                // ON_DEMAND charges have no schedule: only a stated first charge can be placed in time.
+                (Frequency::OnDemand, Some(_)) => first.or(Some(now)),
+                (f, Some(n)) => first.and_then(|t| f.periods_after(t, n - 1)),
+            };
+            if last.is_none_or(|t| t >= exp) {
+                let actual = match last {
+                    Some(t) => format!("{charges}, the last at {t}"),
+                    None => charges.clone(),
+                };
+                let message = format!("{actual}: the mandate expires at {exp} and cannot authorise charges after it");
+                self.push(
+                    ReasonCode::RecurrenceBeyondExpiry,
+                    "/checkout/recurring",
+                    format!("every charge before {exp}"),
+                    actual,
+                    message,
+                );
+            }
+        }
+        if let (Some(threshold), Some(cur)) = (m.confirmation_threshold, self.money())
+            && rc.amount >= threshold
+        {
+            let message = format!(
+                "each future charge of {} is at or above the confirmation threshold {}",
+                cur.format(rc.amount),
+                cur.format(threshold)
+            );
+            self.push(
+                ReasonCode::ConfirmationThreshold,
+                "/checkout/recurring/amount",
+                format!("below {}", cur.format(threshold)),
+                cur.format(rc.amount),
                 message,
             );
         }
