@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::decision::ReasonCode;
 use super::mandate::{Frequency, MerchantRef, read_frequency, read_merchant};
 use super::money::Currency;
-use super::read::{Reader, show};
+use super::read::{Reader, quote, show};
 use super::time::Timestamp;
 use crate::pointer::{element, member};
 
@@ -38,21 +38,43 @@ pub(crate) enum TotalKind {
 }
 
 impl TotalKind {
+    const KNOWN: [TotalKind; 12] = [
+        TotalKind::ItemsBaseAmount,
+        TotalKind::ItemsDiscount,
+        TotalKind::Subtotal,
+        TotalKind::Discount,
+        TotalKind::Fulfillment,
+        TotalKind::Tax,
+        TotalKind::Fee,
+        TotalKind::GiftWrap,
+        TotalKind::Tip,
+        TotalKind::StoreCredit,
+        TotalKind::Total,
+        TotalKind::AmountRefunded,
+    ];
+
     fn parse(s: &str) -> TotalKind {
-        match s {
-            "items_base_amount" => TotalKind::ItemsBaseAmount,
-            "items_discount" => TotalKind::ItemsDiscount,
-            "subtotal" => TotalKind::Subtotal,
-            "discount" => TotalKind::Discount,
-            "fulfillment" => TotalKind::Fulfillment,
-            "tax" => TotalKind::Tax,
-            "fee" => TotalKind::Fee,
-            "gift_wrap" => TotalKind::GiftWrap,
-            "tip" => TotalKind::Tip,
-            "store_credit" => TotalKind::StoreCredit,
-            "total" => TotalKind::Total,
-            "amount_refunded" => TotalKind::AmountRefunded,
-            other => TotalKind::Unknown(other.to_owned()),
+        TotalKind::KNOWN.into_iter().find(|k| k.as_str() == s).unwrap_or_else(|| TotalKind::Unknown(s.to_owned()))
+    }
+}
+
+impl TotalKind {
+    /// The wire name.
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            TotalKind::ItemsBaseAmount => "items_base_amount",
+            TotalKind::ItemsDiscount => "items_discount",
+            TotalKind::Subtotal => "subtotal",
+            TotalKind::Discount => "discount",
+            TotalKind::Fulfillment => "fulfillment",
+            TotalKind::Tax => "tax",
+            TotalKind::Fee => "fee",
+            TotalKind::GiftWrap => "gift_wrap",
+            TotalKind::Tip => "tip",
+            TotalKind::StoreCredit => "store_credit",
+            TotalKind::Total => "total",
+            TotalKind::AmountRefunded => "amount_refunded",
+            TotalKind::Unknown(s) => s,
         }
     }
 }
@@ -76,6 +98,7 @@ pub(crate) struct Totals {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Line {
     pub(crate) path: String,
+    pub(crate) id: Option<String>,
     pub(crate) item_id: Option<String>,
     /// What a person calls it: the line's name, else the item's name, else the item id.
     pub(crate) label: String,
@@ -138,6 +161,9 @@ pub(crate) struct Checkout {
     pub(crate) recurring: Option<Recurring>,
     pub(crate) has_recurring: bool,
     pub(crate) convention: Convention,
+    /// Σ of the discounts the checkout says it applied (ACP and UCP `discounts.applied[].amount`, UCP provisional
+    /// ones left out) and the pointer to the list; `None` when absent or unreadable.
+    pub(crate) discounts_shown: Option<(i64, String)>,
 }
 
 const CHECKOUT_MEMBERS: &[&str] = &[
@@ -151,6 +177,7 @@ const CHECKOUT_MEMBERS: &[&str] = &[
     "payment",
     "recurring",
     "totals_convention",
+    "discounts",
 ];
 
 /// ACP checkout-session members that are accepted and not evaluated.
@@ -176,7 +203,6 @@ const CHECKOUT_IGNORED: &[&str] = &[
     "metadata",
     "quote_id",
     "quote_expires_at",
-    "discounts",
     "marketing_consent_options",
     "order",
 ];
@@ -241,6 +267,10 @@ pub(crate) fn read_checkout(r: &mut Reader, v: &Value, path: &str) -> Option<Che
                 None => out.lines_complete = false,
             }
         }
+        refuse_duplicate_line_ids(r, &out.lines);
+    }
+    if let Some(x) = m.get("discounts") {
+        out.discounts_shown = read_discounts(r, x, &p("discounts"));
     }
     out.totals = r.required(m, path, "totals").and_then(|x| read_totals(r, x, &p("totals")));
     out.expires_at = m.get("expires_at").and_then(|x| r.timestamp(x, &p("expires_at")));
@@ -254,10 +284,68 @@ pub(crate) fn read_checkout(r: &mut Reader, v: &Value, path: &str) -> Option<Che
     Some(out)
 }
 
+/// Two lines with one id make every per-line reference (allocations, the merchant's order, a refund) ambiguous.
+fn refuse_duplicate_line_ids(r: &mut Reader, lines: &[Line]) {
+    let mut seen = std::collections::HashSet::new();
+    for line in lines {
+        if let Some(id) = &line.id
+            && !seen.insert(id.as_str())
+        {
+            r.push(
+                ReasonCode::Malformed,
+                member(&line.path, "id"),
+                "a line item id used once",
+                quote(id),
+                format!("line item id {} is used twice: a line must be named by its id alone", quote(id)),
+            );
+        }
+    }
+}
+
+/// ACP `DiscountsResponse` and UCP `discounts_object`: only the applied amounts are evaluated (they must be in the
+/// totals); codes, rejections and the descriptive members of each applied discount are for people.
+fn read_discounts(r: &mut Reader, v: &Value, path: &str) -> Option<(i64, String)> {
+    let m = r.object(v, path, &["applied"], &["codes", "rejected"])?;
+    let ap = member(path, "applied");
+    let list = r.array(m.get("applied")?, &ap, 0)?;
+    let ignored = [
+        "id",
+        "code",
+        "coupon",
+        "title",
+        "automatic",
+        "start",
+        "end",
+        "method",
+        "priority",
+        "eligibility",
+        "allocations",
+    ];
+    let mut sum = Some(0i64);
+    for (i, x) in list.iter().enumerate() {
+        let ep = element(&ap, i);
+        let Some(dm) = r.object(x, &ep, &["amount", "provisional"], &ignored) else {
+            sum = None;
+            continue;
+        };
+        let amount = r.required(dm, &ep, "amount").and_then(|a| r.amount(a, &member(&ep, "amount"), false));
+        let provisional = match dm.get("provisional") {
+            Some(b) => r.boolean(b, &member(&ep, "provisional")),
+            None => Some(false),
+        };
+        sum = match (sum, amount, provisional) {
+            (Some(s), Some(_), Some(true)) => Some(s),
+            (Some(s), Some(a), Some(false)) => s.checked_add(a),
+            _ => None,
+        };
+    }
+    sum.map(|s| (s, ap))
+}
+
 fn read_line(r: &mut Reader, v: &Value, path: &str) -> Option<Line> {
     let m = r.object(v, path, LINE_MEMBERS, LINE_IGNORED)?;
     let p = |k: &str| member(path, k);
-    r.required(m, path, "id").and_then(|x| r.id(x, &p("id")));
+    let id = r.required(m, path, "id").and_then(|x| r.id(x, &p("id")));
     let mut item_id = None;
     let mut item_name = None;
     let mut item_unit = None;
@@ -282,6 +370,7 @@ fn read_line(r: &mut Reader, v: &Value, path: &str) -> Option<Line> {
     let label = name.or(item_name).or_else(|| item_id.clone()).unwrap_or_else(|| "(unnamed item)".to_owned());
     Some(Line {
         path: path.to_owned(),
+        id,
         item_id,
         label,
         quantity,

@@ -178,6 +178,8 @@ reason_codes! {
     CheckoutRequiresAuthentication => "checkout_requires_authentication", StepUp;
     /// A recurring charge the checkout signs the user up for falls at or after the mandate's expiry.
     RecurrenceBeyondExpiry => "recurrence_beyond_expiry", Deny;
+    /// The checkout shows discounts as applied that its totals do not subtract.
+    DiscountNotApplied => "discount_not_applied", Deny;
 }
 
 /// One reason: why the decision is not ALLOW. `path` is an RFC 6901 pointer into the request
