@@ -6,6 +6,7 @@ pub mod api;
 pub mod check;
 pub mod decimal;
 pub mod error;
+pub mod jcs;
 pub mod lint;
 pub(crate) mod pointer;
 pub mod policy;
