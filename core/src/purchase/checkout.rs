@@ -164,6 +164,8 @@ pub(crate) struct Checkout {
     /// Σ of the discounts the checkout says it applied (ACP and UCP `discounts.applied[].amount`, UCP provisional
     /// ones left out) and the pointer to the list; `None` when absent or unreadable.
     pub(crate) discounts_shown: Option<(i64, String)>,
+    /// UCP/AP2 `ap2.merchant_authorization`: the merchant's detached JWS over the checkout.
+    pub(crate) merchant_authorization: Option<String>,
 }
 
 const CHECKOUT_MEMBERS: &[&str] = &[
@@ -178,6 +180,7 @@ const CHECKOUT_MEMBERS: &[&str] = &[
     "recurring",
     "totals_convention",
     "discounts",
+    "ap2",
 ];
 
 /// ACP checkout-session members that are accepted and not evaluated.
@@ -268,6 +271,15 @@ pub(crate) fn read_checkout(r: &mut Reader, v: &Value, path: &str) -> Option<Che
             }
         }
         refuse_duplicate_line_ids(r, &out.lines);
+    }
+    if let Some(x) = m.get("ap2") {
+        let ap = p("ap2");
+        // The complete request's SD-JWT checkout_mandate is verified by the host, which hands Curbi its disclosed
+        // content as the request's checkout_mandate.
+        if let Some(am) = r.object(x, &ap, &["merchant_authorization"], &["checkout_mandate"]) {
+            out.merchant_authorization =
+                am.get("merchant_authorization").and_then(|x| r.id(x, &member(&ap, "merchant_authorization")));
+        }
     }
     if let Some(x) = m.get("discounts") {
         out.discounts_shown = read_discounts(r, x, &p("discounts"));

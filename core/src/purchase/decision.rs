@@ -180,6 +180,14 @@ reason_codes! {
     RecurrenceBeyondExpiry => "recurrence_beyond_expiry", Deny;
     /// The checkout shows discounts as applied that its totals do not subtract.
     DiscountNotApplied => "discount_not_applied", Deny;
+    /// The checkout is not the one the user approved: the mandate's cart digest or an AP2 checkout mandate's
+    /// `checkout_hash` / `checkout_jwt` binds another (AP2 / UCP error code).
+    MandateScopeMismatch => "mandate_scope_mismatch", Deny;
+    /// A merchant signature (`merchant_authorization`, `checkout_jwt`) does not verify with the pinned merchant keys
+    /// (AP2 / UCP error code).
+    MerchantAuthorizationInvalid => "merchant_authorization_invalid", Deny;
+    /// Merchant keys are pinned and the checkout carries no `merchant_authorization` (AP2 / UCP error code).
+    MerchantAuthorizationMissing => "merchant_authorization_missing", Deny;
 }
 
 /// One reason: why the decision is not ALLOW. `path` is an RFC 6901 pointer into the request

@@ -179,8 +179,10 @@ pub(crate) struct Mandate {
     pub(crate) revoked: bool,
     /// `(path, type)` of each constraint this checker does not implement.
     pub(crate) other_constraints: Vec<(String, String)>,
-    /// Whether any of amount_range, budget, merchants or line_items was present.
+    /// Whether any of amount_range, budget, merchants, line_items or checkout_digest was present.
     pub(crate) machine_checkable: bool,
+    /// The approved cart: digest of the RFC 8785 checkout (see `binding::checkout_digest`).
+    pub(crate) checkout_digest: Option<String>,
 }
 
 const MANDATE_MEMBERS: &[&str] = &[
@@ -200,6 +202,7 @@ const MANDATE_MEMBERS: &[&str] = &[
     "expires_at",
     "revoked",
     "other_constraints",
+    "checkout_digest",
 ];
 
 /// Reads a mandate at `path` (normally `/mandate`). Returns `None` only when it is not an object at all.
@@ -210,7 +213,9 @@ pub(crate) fn read_mandate(r: &mut Reader, v: &Value, path: &str) -> Option<Mand
     out.id = m.get("id").and_then(|x| r.id(x, &p("id")));
     out.description = m.get("natural_language_description").and_then(|x| r.text(x, &p("natural_language_description")));
     out.currency = r.required(m, path, "currency").and_then(|x| r.currency(x, &p("currency")));
-    out.machine_checkable = ["amount_range", "budget", "merchants", "line_items"].iter().any(|k| m.contains_key(*k));
+    out.machine_checkable =
+        ["amount_range", "budget", "merchants", "line_items", "checkout_digest"].iter().any(|k| m.contains_key(*k));
+    out.checkout_digest = m.get("checkout_digest").and_then(|x| r.id(x, &p("checkout_digest")));
 
     if let Some(x) = m.get("amount_range") {
         let ap = p("amount_range");

@@ -24,6 +24,7 @@
 //! ```
 
 mod action;
+mod binding;
 mod checkout;
 mod decision;
 mod ledger;
@@ -35,6 +36,7 @@ pub mod time;
 mod totals;
 
 pub use action::{ACTION_OBJECT, ACTION_STEP_UP, resource_matches, verify_action, verify_action_request};
+pub use binding::checkout_digest;
 pub use decision::{Decision, Effect, Reason, ReasonCode, StepUp, Verdict};
 pub use mandate::Frequency;
 pub use money::Currency;

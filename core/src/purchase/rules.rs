@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::binding::{Binding, check_binding, read_checkout_mandate, read_keys};
 use super::checkout::{Checkout, Recurring, read_checkout};
 use super::decision::{Decision, Reason, ReasonCode};
 use super::ledger::{Ledger, read_ledger};
@@ -685,12 +686,22 @@ pub(crate) fn evaluate(
     checkout: Option<&Value>,
     ledger: Option<&Value>,
     now: Option<Timestamp>,
+    pins: Pins<'_>,
     reader: Reader,
 ) -> Decision {
     let mut r = reader;
     let m = mandate.and_then(|v| read_mandate(&mut r, v, "/mandate"));
     let c = checkout.and_then(|v| read_checkout(&mut r, v, "/checkout"));
     let l = read_ledger(&mut r, ledger, "/ledger");
+    let binding = Binding {
+        digest: m.as_ref().and_then(|m| m.checkout_digest.clone()),
+        checkout_mandate: pins.checkout_mandate.and_then(|v| read_checkout_mandate(&mut r, v, "/checkout_mandate")),
+        keys: pins.merchant_keys.and_then(|v| read_keys(&mut r, v, "/merchant_keys")),
+        checkout: if c.is_some() { checkout } else { None },
+        merchant_authorization: c.as_ref().and_then(|c| c.merchant_authorization.clone()),
+    };
+    // Pinned keys that could not be read already deny; without them no signature is checked.
+    check_binding(&mut r, &binding, now);
     let mut reasons = r.reasons;
     let totals = c.as_ref().map(|c| check_totals(c, &mut reasons)).unwrap_or_default();
     let mut cx = Ctx { m: m.as_ref(), c: c.as_ref(), l: &l, now, totals: &totals, out: reasons };
@@ -710,17 +721,26 @@ pub(crate) fn evaluate(
 /// Decides whether `checkout` is within what `mandate` authorised, given what `ledger` records (None: nothing yet),
 /// at `now`. Never panics and never fails: anything unreadable is a DENY reason.
 pub fn verify_checkout(mandate: &Value, checkout: &Value, ledger: Option<&Value>, now: Timestamp) -> Decision {
-    evaluate(Some(mandate), Some(checkout), ledger, Some(now), Reader::default())
+    evaluate(Some(mandate), Some(checkout), ledger, Some(now), Pins::default(), Reader::default())
+}
+
+/// What a request may pin besides the mandate: an AP2 closed checkout mandate, and the merchant's keys.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Pins<'a> {
+    pub(crate) checkout_mandate: Option<&'a Value>,
+    pub(crate) merchant_keys: Option<&'a Value>,
 }
 
 /// Decides a purchase request document `{"mandate", "checkout", "ledger"?, "now"}` (the vector and CLI format).
 pub fn verify_checkout_request(request: &Value) -> Decision {
     let mut r = Reader::default();
-    let Some(top) = r.object(request, "", &["mandate", "checkout", "ledger", "now"], &[]) else {
+    let members = ["mandate", "checkout", "ledger", "now", "checkout_mandate", "merchant_keys"];
+    let Some(top) = r.object(request, "", &members, &[]) else {
         return Decision::from_reasons(PURCHASE_OBJECT, PURCHASE_STEP_UP, r.reasons, String::new);
     };
     let mandate = r.required(top, "", "mandate");
     let checkout = r.required(top, "", "checkout");
     let now = super::read::read_now(&mut r, top);
-    evaluate(mandate, checkout, top.get("ledger"), now, r)
+    let pins = Pins { checkout_mandate: top.get("checkout_mandate"), merchant_keys: top.get("merchant_keys") };
+    evaluate(mandate, checkout, top.get("ledger"), now, pins, r)
 }
