@@ -188,6 +188,8 @@ reason_codes! {
     MerchantAuthorizationInvalid => "merchant_authorization_invalid", Deny;
     /// Merchant keys are pinned and the checkout carries no `merchant_authorization` (AP2 / UCP error code).
     MerchantAuthorizationMissing => "merchant_authorization_missing", Deny;
+    /// An ACP line discloses trial or recurring terms as text and the checkout states no `recurring` schedule.
+    RecurrenceDisclosed => "recurrence_disclosed", StepUp;
 }
 
 /// One reason: why the decision is not ALLOW. `path` is an RFC 6901 pointer into the request

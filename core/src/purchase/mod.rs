@@ -34,6 +34,7 @@ mod read;
 mod rules;
 pub mod time;
 mod totals;
+mod ucp;
 
 pub use action::{ACTION_OBJECT, ACTION_STEP_UP, resource_matches, verify_action, verify_action_request};
 pub use binding::checkout_digest;

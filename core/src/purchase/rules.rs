@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::binding::{Binding, check_binding, read_checkout_mandate, read_keys};
-use super::checkout::{Checkout, Recurring, read_checkout};
+use super::checkout::{Beside, Checkout, Protocol, Recurring, read_checkout};
 use super::decision::{Decision, Reason, ReasonCode};
 use super::ledger::{Ledger, read_ledger};
 use super::mandate::{AcceptableItem, Frequency, Mandate, read_mandate};
@@ -121,25 +121,27 @@ impl Ctx<'_> {
     fn checkout_state(&mut self) {
         let Some(c) = self.c else { return };
         if let Some(status) = &c.status {
-            let hit = match status.as_str() {
-                "ready_for_payment" => None,
-                "completed" => Some((ReasonCode::CheckoutCompleted, "the checkout is already completed")),
-                "canceled" => Some((ReasonCode::CheckoutCanceled, "the checkout was canceled")),
-                "expired" => Some((ReasonCode::CheckoutExpired, "the checkout has expired")),
-                "incomplete" | "not_ready_for_payment" | "in_progress" | "complete_in_progress" => {
-                    Some((ReasonCode::CheckoutNotReady, "the checkout is not ready for payment"))
+            let ready = c.protocol.ready_status();
+            let hit = match (c.protocol, status.as_str()) {
+                (_, s) if s == ready => None,
+                // UCP's lifecycle: incomplete, requires_escalation, ready_for_complete, complete_in_progress,
+                // completed, canceled. Another protocol's status is unknown here.
+                (Protocol::Ucp, "completed") => {
+                    Some((ReasonCode::CheckoutCompleted, "the checkout is already completed"))
                 }
-                "requires_escalation" | "pending_approval" => {
-                    Some((ReasonCode::CheckoutRequiresEscalation, "the merchant needs the buyer to take over"))
+                (Protocol::Ucp, "canceled") => Some((ReasonCode::CheckoutCanceled, "the checkout was canceled")),
+                (Protocol::Ucp, "incomplete" | "complete_in_progress") => {
+                    Some((ReasonCode::CheckoutNotReady, "the checkout is not ready to complete"))
                 }
-                "authentication_required" => {
-                    Some((ReasonCode::CheckoutRequiresAuthentication, "the buyer must authenticate (e.g. 3-D Secure)"))
+                (Protocol::Ucp, "requires_escalation") => {
+                    Some((ReasonCode::CheckoutRequiresEscalation, "the business needs the buyer to take over"))
                 }
-                _ => Some((ReasonCode::CheckoutStatusUnknown, "unknown checkout status")),
+                (Protocol::Ucp, _) => Some((ReasonCode::CheckoutStatusUnknown, "unknown UCP checkout status")),
+                (Protocol::Acp, s) => acp_status(s),
             };
             if let Some((code, why)) = hit {
                 let message = format!("{why} (status {})", quote(status));
-                self.push(code, "/checkout/status", "\"ready_for_payment\"", quote(status), message);
+                self.push(code, "/checkout/status", quote(ready), quote(status), message);
             }
         }
         if let (Some(exp), Some(now)) = (c.expires_at, self.now)
@@ -155,7 +157,29 @@ impl Ctx<'_> {
             );
         }
     }
+}
 
+/// ACP's statuses (2026-04-17): `ready_for_payment` passes; the others are refused or stepped up by what they mean.
+fn acp_status(status: &str) -> Option<(ReasonCode, &'static str)> {
+    match status {
+        "ready_for_payment" => None,
+        "completed" => Some((ReasonCode::CheckoutCompleted, "the checkout is already completed")),
+        "canceled" => Some((ReasonCode::CheckoutCanceled, "the checkout was canceled")),
+        "expired" => Some((ReasonCode::CheckoutExpired, "the checkout has expired")),
+        "incomplete" | "not_ready_for_payment" | "in_progress" | "complete_in_progress" => {
+            Some((ReasonCode::CheckoutNotReady, "the checkout is not ready for payment"))
+        }
+        "requires_escalation" | "pending_approval" => {
+            Some((ReasonCode::CheckoutRequiresEscalation, "the merchant needs the buyer to take over"))
+        }
+        "authentication_required" => {
+            Some((ReasonCode::CheckoutRequiresAuthentication, "the buyer must authenticate (e.g. 3-D Secure)"))
+        }
+        _ => Some((ReasonCode::CheckoutStatusUnknown, "unknown checkout status")),
+    }
+}
+
+impl Ctx<'_> {
     fn currencies(&mut self) {
         let (Some(m), Some(c)) = (self.m, self.c) else { return };
         if let (Some(a), Some(b)) = (m.currency, c.currency)
@@ -194,14 +218,21 @@ impl Ctx<'_> {
         } else {
             format!("one of {}", ids.join(", "))
         };
-        self.push(ReasonCode::MerchantNotAllowed, "/checkout/merchant/id", expected, quote(&merchant.id), message);
+        self.push(
+            ReasonCode::MerchantNotAllowed,
+            member(&c.merchant_path, "id"),
+            expected,
+            quote(&merchant.id),
+            message,
+        );
     }
 
     fn items(&mut self) {
         let (Some(m), Some(c)) = (self.m, self.c) else { return };
         let Some(reqs) = &m.line_items else { return };
         let money = self.money();
-        let mut counted: Vec<(i64, Option<String>)> = vec![(0, None); reqs.len()];
+        // Quantities in units of 10^-15 (UCP's finest scale), so that lines of different scales add up exactly.
+        let mut counted: Vec<(i128, Option<String>)> = vec![(0, None); reqs.len()];
         // Item ids are unique across requirements (the mandate reader refuses duplicates).
         let by_id: HashMap<&str, (usize, &AcceptableItem)> = reqs
             .iter()
@@ -222,7 +253,7 @@ impl Ctx<'_> {
             };
             if let Some(q) = line.quantity {
                 let entry = &mut counted[ri];
-                entry.0 = entry.0.saturating_add(q);
+                entry.0 = entry.0.saturating_add(fine_quantity(q, line.scale));
                 entry.1.get_or_insert_with(|| member(&line.path, "quantity"));
             }
             let (Some(approved), Some(cur)) = (acceptable.unit_amount, money) else { continue };
@@ -272,17 +303,12 @@ impl Ctx<'_> {
         }
         for (req, (n, path)) in reqs.iter().zip(counted) {
             if let Some(path) = path
-                && n > req.quantity
+                && n > fine_quantity(req.quantity, 0)
             {
+                let n = show_fine(n);
                 let message =
                     format!("{n} unit(s) of requirement {}; the mandate allows {}", quote(&req.id), req.quantity);
-                self.push(
-                    ReasonCode::ItemQuantityExceeded,
-                    path,
-                    format!("at most {}", req.quantity),
-                    n.to_string(),
-                    message,
-                );
+                self.push(ReasonCode::ItemQuantityExceeded, path, format!("at most {}", req.quantity), n, message);
             }
         }
     }
@@ -377,6 +403,7 @@ impl Ctx<'_> {
 
     fn recurrence(&mut self) {
         let (Some(m), Some(c)) = (self.m, self.c) else { return };
+        let at = c.recurring_path.as_str();
         if let Some(rc) = c.recurring {
             if !m.has_recurrence {
                 let what =
@@ -388,7 +415,7 @@ impl Ctx<'_> {
                 );
                 self.push(
                     ReasonCode::RecurrenceNotPermitted,
-                    "/checkout/recurring",
+                    at,
                     "a mandate with recurrence",
                     format!("{amount} {}", rc.frequency.words()),
                     message,
@@ -404,7 +431,7 @@ impl Ctx<'_> {
                 );
                 self.push(
                     ReasonCode::RecurrenceFrequencyExceeded,
-                    "/checkout/recurring/frequency",
+                    member(at, "frequency"),
                     rec.frequency.as_str(),
                     rc.frequency.as_str(),
                     message,
@@ -420,7 +447,7 @@ impl Ctx<'_> {
                 );
                 self.push(
                     ReasonCode::FutureChargeOverCap,
-                    "/checkout/recurring/amount",
+                    member(at, "amount"),
                     format!("at most {}", cur.format(range.max)),
                     cur.format(rc.amount),
                     message,
@@ -431,7 +458,7 @@ impl Ctx<'_> {
         let used_up = self.used_up(m);
         // Without recurrence the user is asked (recurrence_not_permitted) and sees the schedule in the summary.
         if let (Some(rc), true) = (c.recurring, m.recurrence.is_some()) {
-            self.sign_up(m, rc, used_up);
+            self.sign_up(m, rc, used_up, at);
         }
         if let Some(used) = self.l.occurrences {
             let max = if m.has_recurrence { m.recurrence.and_then(|r| r.max_occurrences) } else { Some(1) };
@@ -476,7 +503,7 @@ impl Ctx<'_> {
     /// Sign-up is the only time the agent is checked: renewals are charged by the merchant later. So every future
     /// charge is checked now: their number against `max_occurrences`, the last one against the mandate's expiry, each
     /// one against the confirmation threshold (the budget and the cap are checked with the total).
-    fn sign_up(&mut self, m: &Mandate, rc: Recurring, used_up: bool) {
+    fn sign_up(&mut self, m: &Mandate, rc: Recurring, used_up: bool, at: &str) {
         let charges = match rc.occurrences {
             Some(n) => format!("{n} future charge(s)"),
             None => "charges until canceled".to_owned(),
@@ -492,7 +519,7 @@ impl Ctx<'_> {
                 let message = format!("{actual}: the mandate allows {max} use(s) in all");
                 self.push(
                     ReasonCode::RecurrenceCountExceeded,
-                    "/checkout/recurring/occurrences",
+                    member(at, "occurrences"),
                     format!("at most {max} charge(s) in all"),
                     actual,
                     message,
@@ -516,7 +543,7 @@ impl Ctx<'_> {
                 let message = format!("{actual}: the mandate expires at {exp} and cannot authorise charges after it");
                 self.push(
                     ReasonCode::RecurrenceBeyondExpiry,
-                    "/checkout/recurring",
+                    at,
                     format!("every charge before {exp}"),
                     actual,
                     message,
@@ -533,11 +560,49 @@ impl Ctx<'_> {
             );
             self.push(
                 ReasonCode::ConfirmationThreshold,
-                "/checkout/recurring/amount",
+                member(at, "amount"),
                 format!("below {}", cur.format(threshold)),
                 cur.format(rc.amount),
                 message,
             );
+        }
+    }
+
+    /// Charges the checkout's own documents announce: an ACP disclosure of trial or renewal terms that no `recurring`
+    /// structures, and a UCP payment term's deferred payments, which must add up to the total and fall before the
+    /// mandate ends.
+    fn schedules(&mut self) {
+        let Some(c) = self.c else { return };
+        if let Some(path) = &c.disclosed_recurrence {
+            let message = "a line discloses trial or recurring terms that this checkout does not state as recurring: \
+                           the user must read them";
+            self.push(ReasonCode::RecurrenceDisclosed, path.clone(), "recurring terms as `recurring`", "text", message);
+        }
+        let Some(term) = &c.term else { return };
+        if let (Some(sum), Some(total)) = (term.sum, &self.totals.total)
+            && sum != total.amount
+        {
+            let (s, t) = (format_amount(c.currency, sum), format_amount(c.currency, total.amount));
+            let message = format!("the selected payment term's schedules add up to {s}, the checkout total is {t}");
+            self.push(ReasonCode::TotalsMismatch, term.path.clone(), t, s, message);
+        }
+        let (Some(m), Some(now)) = (self.m, self.now) else { return };
+        let Some(exp) = m.expires_at else { return };
+        for d in &term.deferred {
+            // Without due_at the timing is only in the schedule's text: it cannot be shown to fall in time.
+            let late = d.due_at.is_none_or(|t| t >= exp || t < now);
+            if late {
+                let when = d.due_at.map_or_else(|| "a time stated only in text".to_owned(), |t| t.to_string());
+                let amount = format_amount(c.currency, d.amount);
+                let message = format!("a deferred payment of {amount} is due at {when}; the mandate ends at {exp}");
+                self.push(
+                    ReasonCode::RecurrenceBeyondExpiry,
+                    member(&d.path, "due_at"),
+                    format!("due before {exp}"),
+                    when,
+                    message,
+                );
+            }
         }
     }
 
@@ -557,7 +622,7 @@ impl Ctx<'_> {
                 };
                 self.push(
                     ReasonCode::InstrumentNotAllowed,
-                    "/checkout/payment/instrument_id",
+                    member(&c.payment_path, "instrument_id"),
                     expected,
                     actual,
                     message,
@@ -646,6 +711,24 @@ impl Ctx<'_> {
     }
 }
 
+/// A quantity of steps of 10^-scale units, in steps of 10^-15.
+fn fine_quantity(q: i64, scale: u32) -> i128 {
+    i128::from(q).saturating_mul(10i128.pow(15u32.saturating_sub(scale)))
+}
+
+/// A fine quantity as people read it: `3`, `1.25`.
+fn show_fine(n: i128) -> String {
+    show_quantity(n, 15)
+}
+
+/// `q` steps of 10^-scale as a decimal without trailing zeros: (1250, 3) is `1.25`.
+fn show_quantity(q: impl Into<i128>, scale: u32) -> String {
+    let (q, d) = (q.into(), 10i128.pow(scale));
+    let frac = format!("{:0width$}", q % d, width = scale as usize);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() { (q / d).to_string() } else { format!("{}.{frac}", q / d) }
+}
+
 /// One line for the user: merchant, items, total and future charges.
 fn summary(c: Option<&Checkout>, totals: &TotalsOutcome) -> String {
     let Some(c) = c else { return "a checkout that could not be read".to_owned() };
@@ -660,7 +743,7 @@ fn summary(c: Option<&Checkout>, totals: &TotalsOutcome) -> String {
         .lines
         .iter()
         .map(|l| match l.quantity {
-            Some(q) => format!("{q} × {}", l.label),
+            Some(q) => format!("{} × {}", show_quantity(q, l.scale), l.label),
             None => l.label.clone(),
         })
         .collect();
@@ -691,7 +774,7 @@ pub(crate) fn evaluate(
 ) -> Decision {
     let mut r = reader;
     let m = mandate.and_then(|v| read_mandate(&mut r, v, "/mandate"));
-    let c = checkout.and_then(|v| read_checkout(&mut r, v, "/checkout"));
+    let c = checkout.and_then(|v| read_checkout(&mut r, v, "/checkout", pins.beside));
     let l = read_ledger(&mut r, ledger, "/ledger");
     let binding = Binding {
         digest: m.as_ref().and_then(|m| m.checkout_digest.clone()),
@@ -712,6 +795,7 @@ pub(crate) fn evaluate(
     cx.items();
     cx.amounts();
     cx.recurrence();
+    cx.schedules();
     cx.payment();
     cx.refundability();
     let out = cx.out;
@@ -729,18 +813,36 @@ pub fn verify_checkout(mandate: &Value, checkout: &Value, ledger: Option<&Value>
 pub(crate) struct Pins<'a> {
     pub(crate) checkout_mandate: Option<&'a Value>,
     pub(crate) merchant_keys: Option<&'a Value>,
+    pub(crate) beside: Beside<'a>,
 }
 
 /// Decides a purchase request document `{"mandate", "checkout", "ledger"?, "now"}` (the vector and CLI format).
 pub fn verify_checkout_request(request: &Value) -> Decision {
     let mut r = Reader::default();
-    let members = ["mandate", "checkout", "ledger", "now", "checkout_mandate", "merchant_keys"];
+    let members = [
+        "mandate",
+        "checkout",
+        "ledger",
+        "now",
+        "checkout_mandate",
+        "merchant_keys",
+        "protocol",
+        "merchant",
+        "payment",
+        "recurring",
+    ];
     let Some(top) = r.object(request, "", &members, &[]) else {
         return Decision::from_reasons(PURCHASE_OBJECT, PURCHASE_STEP_UP, r.reasons, String::new);
     };
     let mandate = r.required(top, "", "mandate");
     let checkout = r.required(top, "", "checkout");
     let now = super::read::read_now(&mut r, top);
-    let pins = Pins { checkout_mandate: top.get("checkout_mandate"), merchant_keys: top.get("merchant_keys") };
+    let beside = Beside {
+        protocol: top.get("protocol"),
+        merchant: top.get("merchant"),
+        payment: top.get("payment"),
+        recurring: top.get("recurring"),
+    };
+    let pins = Pins { checkout_mandate: top.get("checkout_mandate"), merchant_keys: top.get("merchant_keys"), beside };
     evaluate(mandate, checkout, top.get("ledger"), now, pins, r)
 }

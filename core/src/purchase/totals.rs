@@ -254,6 +254,15 @@ impl Ctx<'_> {
     }
 }
 
+/// unit × quantity, for a quantity of steps of 10^-scale units: the exact amount, or when it falls between two minor
+/// units the two it may be rounded to (UCP leaves the rounding to the business's pricing rules).
+fn base_of(unit: i64, quantity: i64, scale: u32) -> Result<(i64, i64), Overflow> {
+    let product = money::mul(unit, quantity)?;
+    let Some(divisor) = 10i64.checked_pow(scale) else { return Ok((0, 1)) };
+    let (q, rem) = (product / divisor, product % divisor);
+    Ok(if rem == 0 { (q, q) } else { (q, q + 1) })
+}
+
 /// Adds one line's per-type sums into the running ones; `None` on overflow (the line sums then cannot be compared,
 /// and an amount that large has already failed the line's own arithmetic or will fail the checkout's).
 fn add_kinds(
@@ -336,7 +345,7 @@ pub(crate) fn check_totals(c: &Checkout, out: &mut Vec<Reason>) -> TotalsOutcome
             );
         }
         let derived = match (line.unit_amount, line.quantity) {
-            (Some(u), Some(q)) => match money::mul(u, q) {
+            (Some(u), Some(q)) => match base_of(u, q, line.scale) {
                 Ok(d) => Some(d),
                 Err(Overflow) => {
                     cx.overflow(line.path.clone(), "unit_amount × quantity");
@@ -345,10 +354,21 @@ pub(crate) fn check_totals(c: &Checkout, out: &mut Vec<Reason>) -> TotalsOutcome
             },
             _ => None,
         };
-        let level = match &line.totals {
-            Some(t) => cx.level(t, derived, true, "line"),
-            None => Level::default(),
+        let level = match (&line.totals, derived) {
+            (Some(t), Some((lo, hi))) if lo != hi => {
+                // A fractional quantity's price rounds to the minor unit either way; the line must add up with one.
+                let mut scratch = Vec::new();
+                let mut probe = Ctx { conv: cx.conv, currency: cx.currency, out: &mut scratch };
+                let fits = probe.level(t, Some(lo), true, "line");
+                if scratch.is_empty() { fits } else { cx.level(t, Some(hi), true, "line") }
+            }
+            (Some(t), d) => cx.level(t, d.map(|d| d.0), true, "line"),
+            (None, _) => Level::default(),
         };
+        let derived = derived.map(|(lo, hi)| match &level.base_entries {
+            Some(b) if b.amount == hi => hi,
+            _ => lo,
+        });
         let base = match (level.base_entries, derived) {
             (Some(b), _) => Some(b),
             (None, Some(d)) => Some(Located { amount: d, path: line.unit_path.clone() }),
