@@ -190,6 +190,8 @@ reason_codes! {
     MerchantAuthorizationMissing => "merchant_authorization_missing", Deny;
     /// An ACP line discloses trial or recurring terms as text and the checkout states no `recurring` schedule.
     RecurrenceDisclosed => "recurrence_disclosed", StepUp;
+    /// Fewer units of an AP2 `checkout.line_items` requirement than its quantity, which AP2 requires exactly.
+    ItemMissing => "item_missing", Deny;
 }
 
 /// One reason: why the decision is not ALLOW. `path` is an RFC 6901 pointer into the request

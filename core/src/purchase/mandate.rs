@@ -138,6 +138,8 @@ pub(crate) struct AcceptableItem {
 /// AP2 `checkout.line_items` requirement: up to `quantity` units in total of any of the acceptable items.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ItemRequirement {
+    /// Pointer to the requirement.
+    pub(crate) path: String,
     pub(crate) id: String,
     pub(crate) acceptable_items: Vec<AcceptableItem>,
     pub(crate) quantity: i64,
@@ -183,6 +185,11 @@ pub(crate) struct Mandate {
     pub(crate) machine_checkable: bool,
     /// The approved cart: digest of the RFC 8785 checkout (see `binding::checkout_digest`).
     pub(crate) checkout_digest: Option<String>,
+    /// Where the expiry and the start were read (`/mandate/expires_at`; AP2: `exp`, `execution_date`).
+    pub(crate) expires_path: String,
+    pub(crate) not_before_path: String,
+    /// AP2 `checkout.line_items`: each requirement's quantity must be bought exactly, not at most.
+    pub(crate) exact_quantities: bool,
 }
 
 const MANDATE_MEMBERS: &[&str] = &[
@@ -207,9 +214,17 @@ const MANDATE_MEMBERS: &[&str] = &[
 
 /// Reads a mandate at `path` (normally `/mandate`). Returns `None` only when it is not an object at all.
 pub(crate) fn read_mandate(r: &mut Reader, v: &Value, path: &str) -> Option<Mandate> {
+    if super::ap2::is_ap2(v) {
+        return super::ap2::read_mandate(r, v, path);
+    }
     let m = r.object(v, path, MANDATE_MEMBERS, &[])?;
     let p = |k: &str| member(path, k);
-    let mut out = Mandate { user_cart_confirmation_required: true, ..Mandate::default() };
+    let mut out = Mandate {
+        user_cart_confirmation_required: true,
+        expires_path: p("expires_at"),
+        not_before_path: p("not_before"),
+        ..Mandate::default()
+    };
     out.id = m.get("id").and_then(|x| r.id(x, &p("id")));
     out.description = m.get("natural_language_description").and_then(|x| r.text(x, &p("natural_language_description")));
     out.currency = r.required(m, path, "currency").and_then(|x| r.currency(x, &p("currency")));
@@ -300,7 +315,8 @@ pub(crate) fn read_merchants(r: &mut Reader, v: &Value, path: &str) -> Option<Ve
 
 /// `{"id": "...", "name": "..."}`.
 pub(crate) fn read_merchant(r: &mut Reader, v: &Value, path: &str) -> Option<MerchantRef> {
-    let m = r.object(v, path, &["id", "name"], &[])?;
+    // AP2's Merchant also has a website, for people.
+    let m = r.object(v, path, &["id", "name"], &["website"])?;
     let id = r.required(m, path, "id").and_then(|x| r.id(x, &member(path, "id")));
     let name = match m.get("name") {
         Some(x) => Some(r.text(x, &member(path, "name"))?),
@@ -309,7 +325,7 @@ pub(crate) fn read_merchant(r: &mut Reader, v: &Value, path: &str) -> Option<Mer
     Some(MerchantRef { id: id?, name })
 }
 
-fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRequirement>> {
+pub(crate) fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRequirement>> {
     let list = r.array(v, path, 1)?;
     let mut out = Vec::with_capacity(list.len());
     let mut ok = true;
@@ -363,7 +379,9 @@ fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRe
             }
         }
         match (id, quantity, items_ok) {
-            (Some(id), Some(quantity), true) => out.push(ItemRequirement { id, acceptable_items: items, quantity }),
+            (Some(id), Some(quantity), true) => {
+                out.push(ItemRequirement { path: rp, id, acceptable_items: items, quantity })
+            }
             _ => ok = false,
         }
     }

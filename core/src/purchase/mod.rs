@@ -24,6 +24,7 @@
 //! ```
 
 mod action;
+mod ap2;
 mod binding;
 mod checkout;
 mod decision;

@@ -66,7 +66,7 @@ impl Ctx<'_> {
             let message = format!("the mandate expired at {exp}; it is now {now}");
             self.push(
                 ReasonCode::MandateExpired,
-                "/mandate/expires_at",
+                m.expires_path.clone(),
                 format!("before {exp}"),
                 now.to_rfc3339(),
                 message,
@@ -78,7 +78,7 @@ impl Ctx<'_> {
             let message = format!("the mandate is valid from {nb}; it is now {now}");
             self.push(
                 ReasonCode::MandateNotYetValid,
-                "/mandate/not_before",
+                m.not_before_path.clone(),
                 format!("at or after {nb}"),
                 now.to_rfc3339(),
                 message,
@@ -302,8 +302,19 @@ impl Ctx<'_> {
             }
         }
         for (req, (n, path)) in reqs.iter().zip(counted) {
+            let wanted = fine_quantity(req.quantity, 0);
+            if m.exact_quantities && n < wanted {
+                let n = show_fine(n);
+                let message = format!(
+                    "{n} unit(s) of requirement {}; the mandate requires exactly {} (AP2 checkout.line_items)",
+                    quote(&req.id),
+                    req.quantity
+                );
+                let path = member(&req.path, "quantity");
+                self.push(ReasonCode::ItemMissing, path, format!("exactly {}", req.quantity), n, message);
+            }
             if let Some(path) = path
-                && n > fine_quantity(req.quantity, 0)
+                && n > wanted
             {
                 let n = show_fine(n);
                 let message =
