@@ -29,7 +29,8 @@ Usage:
                                 regression.test.mjs (node --test) and test_regression.py (docs/REGRESSION.md)
   curbi replay [--json] REGRESSION
                                 Replay regression.json with its pinned checker and diff every case
-  curbi purchase MANDATE CHECKOUT [--ledger FILE] [--now RFC3339] [--pretty]
+  curbi purchase MANDATE CHECKOUT [--ledger FILE] [--merchant FILE] [--payment FILE] [--recurring FILE]
+                 [--checkout-mandate FILE] [--merchant-keys FILE] [--protocol acp|ucp] [--now RFC3339] [--pretty]
                                 Purchase check: ALLOW, DENY or STEP_UP for a checkout against the user's
                                 mandate and the ledger of what was spent (docs/PURCHASE.md)
   curbi action GRANT ACTION [--now RFC3339] [--pretty]

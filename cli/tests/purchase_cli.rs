@@ -196,6 +196,16 @@ fn unreadable_files_and_bad_arguments_exit_2_with_stderr() {
         vec![os("purchase"), m.as_os_str(), m.as_os_str(), os("--now")],
         vec![os("purchase"), os("-"), os("-")],
         vec![os("action"), m.as_os_str(), m.as_os_str(), os("--ledger"), m.as_os_str()],
+        vec![os("action"), m.as_os_str(), m.as_os_str(), os("--merchant"), m.as_os_str()],
+        vec![
+            os("purchase"),
+            m.as_os_str(),
+            m.as_os_str(),
+            os("--merchant"),
+            m.as_os_str(),
+            os("--merchant"),
+            m.as_os_str(),
+        ],
     ] {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -254,4 +264,29 @@ fn action_with_an_unreadable_grant_is_the_error_document() {
     let out = run(&[os("action"), g.as_os_str(), a.as_os_str(), os("--now"), os(NOW)]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(doc(&out)["error"]["path"], "/grant");
+}
+
+#[test]
+fn a_protocol_checkout_is_passed_unchanged_with_the_merchant_beside_it() {
+    // The checkout as UCP writes it: no merchant member (the business is the endpoint), UCP's ready state.
+    let ucp = json!({
+        "ucp": {"version": "2026-04-08"}, "id": "chk_1", "status": "ready_for_complete", "currency": "USD",
+        "line_items": [{"id": "li_1", "item": {"id": "sku_hp_black", "title": "Headphones, black", "price": 7999},
+                        "quantity": 1, "totals": [{"type": "subtotal", "amount": 7999}, {"type": "total", "amount": 7999}]}],
+        "totals": [{"type": "subtotal", "amount": 7999}, {"type": "total", "amount": 7999}],
+        "links": [], "policies": []
+    });
+    let (m, c) = (json_file(&mandate()), json_file(&ucp));
+    let merchant = json_file(&json!({"id": "merch_acme", "name": "Acme Audio"}));
+    let args = [os("purchase"), m.as_os_str(), c.as_os_str(), os("--now"), os(NOW)];
+    let with = [&args[..], &[os("--merchant"), merchant.as_os_str(), os("--protocol"), os("ucp")]].concat();
+    let out = run(&with);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // Without the merchant the decision says who is paid is missing.
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(codes(&doc(&out)), ["malformed"]);
+    // A protocol that contradicts the document is the request's own reason.
+    let wrong = [&args[..], &[os("--merchant"), merchant.as_os_str(), os("--protocol"), os("acp")]].concat();
+    assert_eq!(doc(&run(&wrong))["reasons"][0]["path"], "/protocol");
 }
