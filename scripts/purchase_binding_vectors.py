@@ -91,6 +91,19 @@ def closed(c, jwt=None, **kw):
     m.update(kw)
     return m
 
+# The checkout as UCP writes it (no merchant member: the business is the endpoint), signed as UCP's AP2 extension
+# says, with ucp and links inside the signature and only ap2 left out.
+UCP = {
+    "ucp": {"version": "2026-04-08", "capabilities": {"dev.ucp.shopping.ap2_mandate": [{"version": "2026-04-08"}]}},
+    "id": "chk_tea_1", "status": "ready_for_complete", "currency": "USD",
+    "line_items": [{"id": "li_1", "item": {"id": "sku_sencha", "title": "Sencha 100 g", "price": 1250}, "quantity": 2,
+                    "totals": [{"type": "subtotal", "amount": 2500}, {"type": "total", "amount": 2500}]}],
+    "totals": [{"type": "subtotal", "display_text": "Subtotal", "amount": 2500},
+               {"type": "tax", "display_text": "Tax", "amount": 200}, {"type": "total", "display_text": "Total", "amount": 2700}],
+    "links": [{"type": "terms_of_service", "url": "https://tea.example/terms"}],
+}
+MERCHANT = {"id": "merch_tea", "name": "Tea House"}
+
 pinned = dict(MANDATE, checkout_digest=digest(CHECKOUT))
 S = signed(CHECKOUT)
 cases = [
@@ -111,6 +124,14 @@ cases = [
          [("merchant_authorization_invalid", "/checkout/ap2/merchant_authorization")]),
     case("Merchant keys are pinned and the checkout carries no merchant_authorization",
          req(CHECKOUT, merchant_keys=KEYS), [("merchant_authorization_missing", "/checkout/ap2/merchant_authorization")]),
+    case("A UCP checkout exactly as the business returned it, ap2.merchant_authorization included, the merchant "
+         "beside it: the signature covers ucp and links too", req(signed(UCP), merchant_keys=KEYS, merchant=MERCHANT)),
+    case("The same UCP checkout with its tax entry's display text changed: every member is signed",
+         req(dict(signed(UCP), totals=[UCP["totals"][0], dict(UCP["totals"][1], display_text="VAT"), UCP["totals"][2]]),
+             merchant_keys=KEYS, merchant=MERCHANT),
+         [("merchant_authorization_invalid", "/checkout/ap2/merchant_authorization")]),
+    case("An AP2 closed checkout mandate whose checkout_jwt carries the UCP checkout, and the UCP checkout",
+         req(signed(UCP), merchant_keys=KEYS, merchant=MERCHANT, checkout_mandate=closed(UCP))),
     case("Signed by a key that is not pinned (kid unknown)",
          req(signed(CHECKOUT, key=OTHER, kid="attacker_1"), merchant_keys=KEYS),
          [("merchant_authorization_invalid", "/checkout/ap2/merchant_authorization")]),
