@@ -321,3 +321,31 @@ fn execution_date(r: &mut Reader, c: &Value, path: &str, out: &mut Mandate) {
         expire_at(out, t.add_nanos(1), member(path, "not_after"));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn minor(text: &str, code: &str) -> Result<i64, &'static str> {
+        let v: Value = serde_json::from_str(text).expect("a JSON number");
+        major_to_minor(&v, Currency::parse(code).expect("known currency"))
+    }
+
+    #[test]
+    fn major_units_convert_exactly_or_not_at_all() {
+        assert_eq!(minor("1000.00", "USD"), Ok(100_000));
+        assert_eq!(minor("1000", "USD"), Ok(100_000));
+        assert_eq!(minor("0.1", "USD"), Ok(10));
+        assert_eq!(minor("19.99", "USD"), Ok(1999));
+        assert_eq!(minor("2.9", "KWD"), Ok(2900));
+        assert_eq!(minor("1.2345", "CLF"), Ok(12_345));
+        assert_eq!(minor("5000", "JPY"), Ok(5000));
+        assert_eq!(minor("1e3", "USD"), Ok(100_000));
+        assert!(minor("10.001", "USD").is_err());
+        assert!(minor("5000.5", "JPY").is_err());
+        assert!(minor("-1", "USD").is_err());
+        assert!(minor("90071992547409.92", "USD").is_err());
+        assert!(major_to_minor(&json!("10.00"), Currency::parse("USD").expect("USD")).is_err());
+    }
+}

@@ -392,17 +392,14 @@ pub(crate) fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option
 mod tests {
     use super::*;
 
-    fn ts(s: &str) -> Timestamp {
-        Timestamp::parse(s).expect("valid time")
-    }
-
     #[test]
     fn periods_are_counted_from_the_start_in_one_step() {
-        let start = ts("2026-01-31T10:00:00Z");
-        assert_eq!(Frequency::Monthly.periods_after(start, 1), Some(ts("2026-02-28T10:00:00Z")));
+        let at = |s: &str| Timestamp::parse(s).ok();
+        let start = Timestamp::parse("2026-01-31T10:00:00Z").expect("valid time");
+        assert_eq!(Frequency::Monthly.periods_after(start, 1), at("2026-02-28T10:00:00Z"));
         // Not Feb 28 + 1 month = Mar 28: the day does not drift.
-        assert_eq!(Frequency::Monthly.periods_after(start, 2), Some(ts("2026-03-31T10:00:00Z")));
-        assert_eq!(Frequency::Biweekly.periods_after(start, 2), Some(ts("2026-02-28T10:00:00Z")));
+        assert_eq!(Frequency::Monthly.periods_after(start, 2), at("2026-03-31T10:00:00Z"));
+        assert_eq!(Frequency::Biweekly.periods_after(start, 2), at("2026-02-28T10:00:00Z"));
         assert_eq!(Frequency::Annually.periods_after(start, 0), Some(start));
         assert_eq!(Frequency::OnDemand.periods_after(start, 1), None);
         assert_eq!(Frequency::Annually.periods_after(start, 10_001), None);

@@ -357,21 +357,8 @@ impl Ctx<'_> {
                 );
             }
         }
-        if let Some(threshold) = m.confirmation_threshold
-            && t.amount >= threshold
-        {
-            let message = format!(
-                "the total {} is at or above the confirmation threshold {}",
-                cur.format(t.amount),
-                cur.format(threshold)
-            );
-            self.push(
-                ReasonCode::ConfirmationThreshold,
-                t.path.clone(),
-                format!("below {}", cur.format(threshold)),
-                cur.format(t.amount),
-                message,
-            );
+        if let Some(threshold) = m.confirmation_threshold {
+            self.threshold("the total", t.amount, t.path.clone(), threshold, cur);
         }
         self.budget(m, &t, cur);
     }
@@ -505,6 +492,15 @@ impl Ctx<'_> {
         }
     }
 
+    /// An amount at or above the confirmation threshold needs the user.
+    fn threshold(&mut self, what: &str, amount: i64, path: String, threshold: i64, cur: Currency) {
+        if amount >= threshold {
+            let (a, t) = (cur.format(amount), cur.format(threshold));
+            let message = format!("{what} {a} is at or above the confirmation threshold {t}");
+            self.push(ReasonCode::ConfirmationThreshold, path, format!("below {t}"), a, message);
+        }
+    }
+
     /// The ledger already shows as many uses as the mandate's recurrence allows.
     fn used_up(&self, m: &Mandate) -> bool {
         let max = if m.has_recurrence { m.recurrence.and_then(|r| r.max_occurrences) } else { Some(1) };
@@ -561,21 +557,8 @@ impl Ctx<'_> {
                 );
             }
         }
-        if let (Some(threshold), Some(cur)) = (m.confirmation_threshold, self.money())
-            && rc.amount >= threshold
-        {
-            let message = format!(
-                "each future charge of {} is at or above the confirmation threshold {}",
-                cur.format(rc.amount),
-                cur.format(threshold)
-            );
-            self.push(
-                ReasonCode::ConfirmationThreshold,
-                member(at, "amount"),
-                format!("below {}", cur.format(threshold)),
-                cur.format(rc.amount),
-                message,
-            );
+        if let (Some(threshold), Some(cur)) = (m.confirmation_threshold, self.money()) {
+            self.threshold("each future charge of", rc.amount, member(at, "amount"), threshold, cur);
         }
     }
 
