@@ -31,6 +31,7 @@ Usage:
                                 Replay regression.json with its pinned checker and diff every case
   curbi purchase MANDATE CHECKOUT [--ledger FILE] [--merchant FILE] [--payment FILE] [--recurring FILE]
                  [--checkout-mandate FILE] [--merchant-keys FILE] [--protocol acp|ucp] [--now RFC3339] [--pretty]
+  curbi checkout-digest CHECKOUT
                                 Purchase check: ALLOW, DENY or STEP_UP for a checkout against the user's
                                 mandate and the ledger of what was spent (docs/PURCHASE.md)
   curbi action GRANT ACTION [--now RFC3339] [--pretty]
@@ -86,6 +87,7 @@ fn main() -> ExitCode {
         Some("replay") => regression_cmd::replay_command(&rest),
         Some("purchase") => purchase_cmd::purchase_command(&rest),
         Some("action") => purchase_cmd::action_command(&rest),
+        Some("checkout-digest") => purchase_cmd::checkout_digest_command(&rest),
         Some("verify") => proof_cmd::verify_command(&rest),
         Some("vectors") => proof_cmd::vectors_command(&rest),
         Some("help" | "--help" | "-h") => print_out(USAGE),

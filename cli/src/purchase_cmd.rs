@@ -213,3 +213,23 @@ pub(crate) fn purchase_command(args: &[OsString]) -> ExitCode {
 pub(crate) fn action_command(args: &[OsString]) -> ExitCode {
     run("action", args, &["grant", "action"], &[], purchase::verify_action_request)
 }
+
+/// `curbi checkout-digest CHECKOUT|-`: the `checkout_digest` a mandate pins for this checkout (unpadded base64url of
+/// SHA-256 over its RFC 8785 form without `ap2`), computed by core as the purchase check computes it.
+pub(crate) fn checkout_digest_command(args: &[OsString]) -> ExitCode {
+    let [file] = args else { return usage_error("checkout-digest takes CHECKOUT (a file, or - for stdin)") };
+    if file == "--help" || file == "-h" {
+        return print_out(super::USAGE);
+    }
+    let bytes = match read_file(file) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) => print_text(&purchase::checkout_digest(&v), 0),
+        Err(e) => {
+            let message = format!("CHECKOUT ({}) is not valid JSON: {e}", file.to_string_lossy());
+            print_error(&Error::new(ErrorCode::InvalidJson, "/checkout", message), false, EXIT_INVALID)
+        }
+    }
+}

@@ -290,3 +290,23 @@ fn a_protocol_checkout_is_passed_unchanged_with_the_merchant_beside_it() {
     let wrong = [&args[..], &[os("--merchant"), merchant.as_os_str(), os("--protocol"), os("acp")]].concat();
     assert_eq!(doc(&run(&wrong))["reasons"][0]["path"], "/protocol");
 }
+
+#[test]
+fn checkout_digest_prints_what_the_mandate_pins() {
+    let c = checkout(500);
+    let file = json_file(&c);
+    let out = run(&[os("checkout-digest"), file.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0));
+    let digest = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    assert_eq!(digest.len(), 43, "{digest}");
+    // The digest pinned in the mandate: the same checkout ALLOWs, a changed one does not.
+    let mut m = mandate();
+    m["checkout_digest"] = json!(digest);
+    let m = json_file(&m);
+    assert_eq!(run(&[os("purchase"), m.as_os_str(), file.as_os_str(), os("--now"), os(NOW)]).status.code(), Some(0));
+    let other = json_file(&checkout(400));
+    let out = run(&[os("purchase"), m.as_os_str(), other.as_os_str(), os("--now"), os(NOW)]);
+    assert!(codes(&doc(&out)).contains(&"mandate_scope_mismatch".to_owned()));
+    assert_eq!(run(&[os("checkout-digest"), temp(b"{").as_os_str()]).status.code(), Some(2));
+    assert_eq!(run(&[os("checkout-digest")]).status.code(), Some(2));
+}
