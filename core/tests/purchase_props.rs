@@ -312,8 +312,42 @@ fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
     }
 }
 
+/// Signs `checkout` as UCP's AP2 extension does (EdDSA detached JWS over its RFC 8785 form without `ap2`) and
+/// returns the merchant key set that verifies it.
+fn sign_checkout(checkout: &mut Value) -> Value {
+    use curbi::proof::encoding::encode_url;
+    let key = curbi::proof::keys::SigningKey::from_seed(&[7u8; 32]);
+    let header = encode_url(br#"{"alg":"EdDSA","kid":"m1"}"#);
+    let payload = encode_url(curbi::jcs::canonicalize(checkout).as_bytes());
+    let signature = encode_url(&key.sign(format!("{header}.{payload}").as_bytes()));
+    checkout["ap2"] = json!({"merchant_authorization": format!("{header}..{signature}")});
+    json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": key.verifying_key().to_jwk_x(), "kid": "m1"}]})
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A signed checkout verifies; any one value changed after signing (a price, a name, an id, a total), anywhere
+    /// but in `ap2`, never verifies: the signature covers every member.
+    #[test]
+    fn a_signed_checkout_changed_anywhere_never_verifies(c in cart(), pick in any::<prop::sample::Index>()) {
+        let (mut req, _) = build(&c);
+        req["merchant_keys"] = sign_checkout(&mut req["checkout"]);
+        let d = verify_checkout_request(&req);
+        prop_assert_eq!(d.verdict(), Verdict::Allow, "{}", d.to_json());
+        let mut all = Vec::new();
+        pointers(&req["checkout"], "/checkout".to_owned(), &mut all);
+        let leaves: Vec<String> = all.into_iter().filter(|p| {
+            !p.starts_with("/checkout/ap2") && req.pointer(p).is_some_and(|v| v.is_string() || v.is_i64())
+        }).collect();
+        let p = pick.get(&leaves).clone();
+        let v = req.pointer_mut(&p).unwrap();
+        *v = match v.as_i64() { Some(n) => json!(n + 1), None => json!(format!("{}x", v.as_str().unwrap())) };
+        let d = verify_checkout_request(&req);
+        assert_well_formed(&d);
+        let invalid = d.reasons().iter().any(|r| r.code.as_str() == "merchant_authorization_invalid");
+        prop_assert!(invalid, "{} changed and the signature still verifies: {}", p, d.to_json());
+    }
 
     /// A cart built to satisfy every rule is ALLOWed (the generator and the documented rules agree).
     #[test]
