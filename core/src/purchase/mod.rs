@@ -32,6 +32,7 @@ mod ledger;
 mod mandate;
 pub mod money;
 mod read;
+mod recurrence;
 mod rules;
 pub mod time;
 mod totals;
