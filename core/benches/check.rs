@@ -7,56 +7,15 @@ use std::hint::black_box;
 
 use curbi::{CheckerVersion, CompiledPolicy, policy};
 
-pub const POLICY: &str = r#"{
-  "prices": [
-    {"item": "Starter", "amounts": [19, 190], "aliases": ["Starter plan", "Basic"]},
-    {"item": "Pro", "amounts": [49, 490], "aliases": ["Pro plan", "Professional"]},
-    {"item": "Team", "amount": 99, "aliases": ["Team plan", "Teams"]},
-    {"item": "Enterprise", "amount": 999, "aliases": ["Enterprise plan"]},
-    {"item": "Pro Annual", "amount": 490, "aliases": ["annual Pro"]},
-    {"item": "Storage add-on", "amount": 5, "aliases": ["extra storage"]},
-    {"item": "Priority support", "amount": 29, "aliases": ["premium support"]},
-    {"item": "Onboarding", "amount": 199, "aliases": ["onboarding package"]},
-    {"item": "API pack", "amount": 39, "aliases": ["API add-on"]},
-    {"item": "Seat", "amount": 12, "aliases": ["extra seat", "seats"]}
-  ],
-  "forbid": [
-    {"id": "guarantee", "phrases": ["guarantee", "guaranteed results"]},
-    {"id": "legal", "phrases": ["legal advice", "lawsuit"]},
-    {"id": "medical", "phrases": ["diagnosis", "cure"]},
-    {"id": "lifetime", "phrases": ["lifetime deal", "forever free"]},
-    {"id": "competitor", "phrases": ["Acme", "Globex"]},
-    {"id": "refund-promise", "phrases": ["full refund", "money back"]},
-    {"id": "secret", "phrases": ["internal only", "confidential"]},
-    {"id": "rude", "phrases": ["stupid", "idiot"]},
-    {"id": "garanti", "phrases": ["garanti"], "match": "prefix"},
-    {"id": "free", "phrases": ["free forever"], "negatable": false}
-  ],
-  "actions": {"refunded": "billing.refund", "canceled": "billing.cancel", "upgraded": "billing.upgrade",
-              "booked": "calendar.book", "shipped": "orders.ship"},
-  "discounts": [{"percent": 20, "items": ["Pro"]}]
-}"#;
-
-pub const RECORD: &str = r#"{
-  "effects": [{"operation": "billing.upgrade", "status": "DONE"}],
-  "facts": [
-    {"near": "appointment", "kind": "time", "value": "15:30"},
-    {"near": "delivery", "kind": "date", "value": "2026-11-03"},
-    {"near": "refund", "kind": "money", "value": 49}
-  ]
-}"#;
-
-/// 200 characters of the kind of reply an agent writes: prices, a claim, a fact, a negated phrase.
-pub const REPLY: &str = "Hi Sam! I've upgraded you to Pro, which is $49 a month. Your appointment is at 3:30 PM on Nov 3. \
-We don't guarantee results, but Team is $99 if you need more seats. Your $49 refund is on its way!";
+#[path = "common/check_workload.rs"]
+mod workload;
+use workload::{POLICY, RECORD, REPLY};
 
 fn bench(c: &mut Criterion) {
     assert!(REPLY.chars().count() >= 195 && REPLY.chars().count() <= 205, "{}", REPLY.chars().count());
     let policy_value: serde_json::Value = serde_json::from_str(POLICY).unwrap();
-    let record_value = serde_json::json!({"policy": {}, "reply": "", "record": serde_json::from_str::<serde_json::Value>(RECORD).unwrap()});
-    let record = policy::parse_request_value(&record_value).unwrap().record.unwrap();
-    let p = policy::parse_policy(&policy_value).unwrap();
-    let compiled = CompiledPolicy::new(p.clone());
+    let (compiled, record) = workload::compiled();
+    let p = compiled.policy().clone();
 
     c.bench_function("check_200_chars", |b| {
         b.iter(|| compiled.check(black_box(REPLY), Some(black_box(&record)), CheckerVersion::CURRENT))

@@ -42,15 +42,18 @@ const MONTHS: [(&str, u8); 23] = [
 ];
 
 fn month_of(word: &str) -> Option<u8> {
-    // Most words are not months: reject on length and first letter before comparing names.
-    let first = word.as_bytes().first()?.to_ascii_lowercase();
-    if word.len() < 3 || word.len() > 9 || !b"jfmasond".contains(&first) {
+    // Most words are not months: reject on length, then compare one lower-cased copy on the stack.
+    if !(3..=9).contains(&word.len()) {
         return None;
     }
-    if word.eq_ignore_ascii_case("dec") {
+    let mut buf = [0u8; 9];
+    buf[..word.len()].copy_from_slice(word.as_bytes());
+    buf.make_ascii_lowercase();
+    let lower = &buf[..word.len()];
+    if lower == b"dec" {
         return Some(12);
     }
-    MONTHS.iter().find(|(n, _)| n.as_bytes()[0] == first && n.eq_ignore_ascii_case(word)).map(|(_, m)| *m)
+    MONTHS.iter().find(|(n, _)| n.as_bytes() == lower).map(|(_, m)| *m)
 }
 
 fn digits_at(s: &[u8], i: usize) -> usize {
@@ -160,7 +163,7 @@ fn scan<V>(
     starts: impl Iterator<Item = usize>,
     at: impl Fn(&str, usize) -> Option<Found<V>>,
 ) -> Vec<Found<V>> {
-    let mut out: Vec<Found<V>> = Vec::new();
+    let mut out: Vec<Found<V>> = Vec::with_capacity(4);
     for i in starts {
         if out.last().is_some_and(|f| i < f.end) {
             continue;
@@ -172,9 +175,16 @@ fn scan<V>(
     out
 }
 
-/// Every clock time in a reply. Times and dates start where a word does, so only word starts are tried.
+/// Word starts where `pred` holds for the first byte: the only places `time_at` / `date_at` can find anything.
+fn starts<'t>(text: &'t Text<'_>, pred: impl Fn(u8) -> bool + 't) -> impl Iterator<Item = usize> + 't {
+    let b = text.src.as_bytes();
+    text.toks.iter().map(|t| t.start).filter(move |&i| pred(b[i]))
+}
+
+/// Every clock time in a reply. Times and dates start where a word does, so only word starts are tried: a digit,
+/// or the `n` / `m` of noon, midday, midnight.
 pub(crate) fn times_in(text: &Text<'_>) -> Vec<Found<u16>> {
-    scan(text.src, text.toks.iter().map(|t| t.start), time_at)
+    scan(text.src, starts(text, |c| c.is_ascii_digit() || matches!(c | 0x20, b'n' | b'm')), time_at)
 }
 
 /// Every clock time in `s`, trying every position (for short texts such as record values).
@@ -311,9 +321,10 @@ fn date_at(s: &str, i: usize) -> Option<Found<Date>> {
     None
 }
 
-/// Every date in a reply, tried at word starts.
+/// Every date in a reply, tried at word starts that can open one: a digit or a month's first letter.
 pub(crate) fn dates_in(text: &Text<'_>) -> Vec<Found<Date>> {
-    scan(text.src, text.toks.iter().map(|t| t.start), date_at)
+    let opens = |c: u8| c.is_ascii_digit() || (c.is_ascii_alphabetic() && b"jfmasond".contains(&(c | 0x20)));
+    scan(text.src, starts(text, opens), date_at)
 }
 
 /// Every date in `s`, trying every position (for record values).

@@ -5,13 +5,15 @@ pub(crate) mod datetime;
 pub(crate) mod discount;
 pub(crate) mod money;
 pub(crate) mod phrase;
+pub mod record;
 mod rules;
 pub mod span;
 pub(crate) mod text;
 
 use crate::decimal::Dec;
-use crate::policy::{CheckerVersion, MatchMode, Policy, Record};
+use crate::policy::{CheckerVersion, MatchMode, Policy};
 use phrase::{Matcher, Mode, Phrase};
+pub use record::{CompiledCase, CompiledFact, CompiledRecord, FactValue};
 
 /// One finding: which rule fired, where (byte offsets into the reply), the text there, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +44,24 @@ pub(crate) struct Item {
     pub amounts: Vec<Dec>,
     /// Folded item name and aliases, for discount `items` lookups.
     pub names: Vec<String>,
+    /// The approved amounts as a `why` writes them (`$49 or $490`), written once here rather than per finding.
+    pub prices: String,
+}
+
+/// A forbid rule's finding texts, written once at compile time.
+#[derive(Debug)]
+pub(crate) struct CForbid {
+    /// `forbid:<id>`.
+    pub rule: String,
+    pub why: Option<String>,
+    pub negatable: bool,
+}
+
+/// An action verb's operation and the end of its `why` (`", but billing.cancel is not DONE in the record."`).
+#[derive(Debug)]
+pub(crate) struct CAction {
+    pub op: String,
+    pub why_tail: String,
 }
 
 /// A discount, with the items it applies to resolved (`None`: all items).
@@ -59,6 +79,18 @@ pub struct CompiledPolicy {
     pub(crate) targets: Vec<Target>,
     pub(crate) items: Vec<Item>,
     pub(crate) discounts: Vec<CDiscount>,
+    pub(crate) forbid: Vec<CForbid>,
+    pub(crate) actions: Vec<CAction>,
+}
+
+/// Approved amounts as a `why` lists them: `$49`, `$49 or $490`, `$9, $49 or $490`.
+fn price_list(amounts: &[Dec]) -> String {
+    let list: Vec<String> = amounts.iter().map(|a| a.dollars()).collect();
+    match list.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
 }
 
 impl CompiledPolicy {
@@ -95,7 +127,8 @@ impl CompiledPolicy {
                     add(&mut matcher, text::phrase_words(n), Mode::Exact, Target::Item { item: i });
                 }
             }
-            items.push(Item { name: p.item.clone(), amounts: p.amounts.clone(), names });
+            let prices = price_list(&p.amounts);
+            items.push(Item { name: p.item.clone(), amounts: p.amounts.clone(), names, prices });
         }
         for (action, (verb, _)) in policy.actions.iter().enumerate() {
             add(&mut matcher, vec![verb.clone()], Mode::Exact, Target::Action { action });
@@ -111,7 +144,17 @@ impl CompiledPolicy {
                 }),
             })
             .collect();
-        CompiledPolicy { policy, matcher, targets, items, discounts }
+        let forbid = policy
+            .forbid
+            .iter()
+            .map(|f| CForbid { rule: format!("forbid:{}", f.id), why: f.why.clone(), negatable: f.negatable })
+            .collect();
+        let actions = policy
+            .actions
+            .iter()
+            .map(|(_, op)| CAction { op: op.clone(), why_tail: format!("\", but {op} is not DONE in the record.") })
+            .collect();
+        CompiledPolicy { policy, matcher, targets, items, discounts, forbid, actions }
     }
 
     /// The policy this was compiled from.
@@ -121,7 +164,7 @@ impl CompiledPolicy {
 
     /// Checks one reply against this policy and a caller-supplied record. Findings are sorted by span start, then
     /// rule; the same input always gives the same findings.
-    pub fn check(&self, reply: &str, record: Option<&Record>, version: CheckerVersion) -> Vec<Finding> {
+    pub fn check(&self, reply: &str, record: Option<&CompiledRecord>, version: CheckerVersion) -> Vec<Finding> {
         rules::check(self, reply, record, version)
     }
 }

@@ -223,7 +223,7 @@ fn skip_space(s: &str, i: usize) -> usize {
 
 /// Every amount in `s`, in order of position.
 pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
-    let mut out: Vec<Money> = Vec::new();
+    let mut out: Vec<Money> = Vec::with_capacity(8);
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -259,7 +259,10 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
             && (i == 0 || !is_alnum_at(s, s[..i].chars().next_back().map_or(0, |p| i - p.len_utf8())))
         {
             let w = ascii_word_at(s, i);
-            if let Some(cur) = code_currency(w) {
+            // Every code is two or three letters: longer words need no lookup.
+            if w.len() <= 3
+                && let Some(cur) = code_currency(w)
+            {
                 let n = skip_space(s, i + w.len());
                 if n < b.len() && number_starts(s, n) {
                     prefix = Some((i, n, cur));

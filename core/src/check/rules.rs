@@ -4,10 +4,11 @@
 use super::discount::{self, ClaimKind};
 use super::money::{self, Currency, Money};
 use super::phrase::{self, Match, Mode};
+use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::text::Text;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
-use crate::policy::{CheckerVersion, Fact, FactValue, Record, UnknownAmounts};
+use crate::policy::{CheckerVersion, UnknownAmounts};
 
 /// An item named in the reply.
 #[derive(Debug, Clone, Copy)]
@@ -26,8 +27,9 @@ struct Ctx<'a, 'p> {
 }
 
 impl Ctx<'_, '_> {
-    fn push(&mut self, rule: impl Into<String>, start: usize, end: usize, why: String) {
-        self.findings.push(Finding { rule: rule.into(), start, end, text: self.text.src[start..end].to_owned(), why });
+    fn push(&mut self, rule: &str, start: usize, end: usize, why: String) {
+        let text = self.text.src[start..end].to_owned();
+        self.findings.push(Finding { rule: rule.to_owned(), start, end, text, why });
     }
 
     /// The item an amount or claim at token `tok` belongs to: named in the same sentence, in the same clause if
@@ -59,23 +61,20 @@ impl Ctx<'_, '_> {
     fn approved_anywhere(&self, amount: Dec) -> bool {
         (0..self.p.items.len()).any(|i| self.approved(i, amount))
     }
-
-    fn item_prices(&self, i: usize) -> String {
-        let list: Vec<String> = self.p.items[i].amounts.iter().map(|a| a.dollars()).collect();
-        match list.as_slice() {
-            [] => String::new(),
-            [one] => one.clone(),
-            [init @ .., last] => format!("{} or {last}", init.join(", ")),
-        }
-    }
 }
 
 /// Runs every rule over one reply.
-pub(super) fn check(p: &CompiledPolicy, reply: &str, record: Option<&Record>, version: CheckerVersion) -> Vec<Finding> {
+pub(super) fn check(
+    p: &CompiledPolicy,
+    reply: &str,
+    record: Option<&CompiledRecord>,
+    version: CheckerVersion,
+) -> Vec<Finding> {
     let text = Text::new(reply);
-    let mut matches: Vec<Match> = Vec::new();
+    // Sized for a typical reply so the hot path does not regrow these (DESIGN §8).
+    let mut matches: Vec<Match> = Vec::with_capacity(16);
     p.matcher.find_all(&text, &mut matches);
-    let mut cx = Ctx { p, text: &text, version, mentions: Vec::new(), findings: Vec::new() };
+    let mut cx = Ctx { p, text: &text, version, mentions: Vec::with_capacity(8), findings: Vec::new() };
 
     // Item mentions: the longest name wins where two overlap ("Pro Annual" over "Pro").
     let mut items: Vec<Mention> = matches
@@ -122,10 +121,6 @@ pub(super) fn check(p: &CompiledPolicy, reply: &str, record: Option<&Record>, ve
     f
 }
 
-fn money_text(m: &Money, src: &str) -> String {
-    src[m.start..m.end].to_owned()
-}
-
 /// `price:mismatch`, `price:currency`, `price:unknown`.
 fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     let text = cx.text;
@@ -136,15 +131,17 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
         let Some(tok) = text.tok_containing(m.digits) else {
             continue;
         };
-        let stated = money_text(m, text.src);
+        let stated = &text.src[m.start..m.end];
         match (cx.associate(tok), m.currency) {
             (Some(i), Currency::Other(code)) => {
-                let why = format!("{} is {} in USD, not {stated} ({code}).", cx.p.items[i].name, cx.item_prices(i));
+                let item = &cx.p.items[i];
+                let why = format!("{} is {} in USD, not {stated} ({code}).", item.name, item.prices);
                 cx.push("price:currency", m.start, m.end, why);
             }
             (Some(i), Currency::Usd) => {
                 if !m.amount.is_some_and(|a| cx.approved(i, a)) {
-                    let why = format!("{} is {}, not {stated}.", cx.p.items[i].name, cx.item_prices(i));
+                    let item = &cx.p.items[i];
+                    let why = format!("{} is {}, not {stated}.", item.name, item.prices);
                     cx.push("price:mismatch", m.start, m.end, why);
                 }
             }
@@ -180,14 +177,14 @@ fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) 
             ClaimKind::Percent(p) => cx.p.discounts.iter().any(|d| d.percent == p && applies(d)),
             ClaimKind::Dollars(mi) => {
                 let m = &money[mi];
-                let candidates: Vec<usize> = match item {
-                    Some(i) => vec![i],
-                    None => (0..cx.p.items.len()).collect(),
+                let candidates = match item {
+                    Some(i) => i..i + 1,
+                    None => 0..cx.p.items.len(),
                 };
                 m.currency == Currency::Usd
                     && m.amount.is_some_and(|x| {
                         cx.p.discounts.iter().any(|d| {
-                            candidates.iter().any(|&i| {
+                            candidates.clone().any(|i| {
                                 d.items.as_ref().is_none_or(|l| l.contains(&i))
                                     && cx.p.items[i].amounts.iter().any(|a| {
                                         a.percent_of(d.percent)
@@ -211,7 +208,7 @@ fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) 
 
 /// `forbid:<id>`: every occurrence judged on its own; where one rule's phrases overlap, the earliest, longest match.
 fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
-    let mut last_end: Vec<Option<usize>> = vec![None; cx.p.policy().forbid.len()];
+    let mut last_end: Vec<Option<usize>> = vec![None; cx.p.forbid.len()];
     let mut found: Vec<(usize, &Match)> = matches
         .iter()
         .filter_map(|m| match cx.p.targets[m.entry] {
@@ -224,34 +221,34 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
         if last_end[rule].is_some_and(|e| m.first <= e) {
             continue;
         }
-        let r = &cx.p.policy().forbid[rule];
+        let r = &cx.p.forbid[rule];
         if r.negatable && phrase::negated(cx.text, m.first, m.last, cx.version) {
             continue;
         }
         last_end[rule] = Some(m.last);
         let (start, end) = (cx.text.toks[m.first].start, cx.text.toks[m.last].end);
         let why = r.why.clone().unwrap_or_else(|| format!("\"{}\" is a forbidden phrase.", &cx.text.src[start..end]));
-        let id = format!("forbid:{}", r.id);
-        cx.push(id, start, end, why);
+        cx.push(&r.rule, start, end, why);
     }
 }
 
 /// `action:unrecorded`: an affirmative past-tense claim whose operation is not DONE in the record.
-fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&Record>) {
+fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&CompiledRecord>) {
     for m in matches {
         let Target::Action { action } = cx.p.targets[m.entry] else {
             continue;
         };
-        let (_, op) = &cx.p.policy().actions[action];
-        let done = record.is_some_and(|r| {
-            r.effects.iter().any(|e| e.operation.as_deref() == Some(op.as_str()) && e.status.as_deref() == Some("DONE"))
-        });
+        let a = &cx.p.actions[action];
+        let done = record.is_some_and(|r| r.effects.iter().any(|e| e.done && e.operation.as_deref() == Some(&a.op)));
         if done || !phrase::affirmative_claim(cx.text, m.first, cx.version) {
             continue;
         }
         let t = cx.text.toks[m.first];
         let written = &cx.text.src[t.start..t.end];
-        let why = format!("Claims \"{written}\", but {op} is not DONE in the record.");
+        let mut why = String::with_capacity(8 + written.len() + a.why_tail.len());
+        why.push_str("Claims \"");
+        why.push_str(written);
+        why.push_str(&a.why_tail);
         cx.push("action:unrecorded", t.start, t.end, why);
     }
 }
@@ -267,7 +264,7 @@ struct Stated {
 }
 
 /// `fact:mismatch`: for each place the fact's words appear, the nearest value of its kind in the same sentence.
-fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [bool]) {
+fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed: &mut [bool]) {
     if facts.is_empty() {
         return;
     }

@@ -129,8 +129,8 @@ impl<'a> Text<'a> {
         let mut t = Text {
             src,
             folded: String::with_capacity(src.len()),
-            toks: Vec::with_capacity(src.len() / 5 + 1),
-            questions: Vec::new(),
+            toks: Vec::with_capacity(src.len() / 4 + 2),
+            questions: Vec::with_capacity(src.len() / 40 + 1),
         };
         let bytes = src.as_bytes();
         let mut sentence = 0u32;
