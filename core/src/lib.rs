@@ -5,6 +5,8 @@
 pub mod api;
 pub mod check;
 pub mod decimal;
+pub mod ed25519;
+pub mod encoding;
 pub mod error;
 pub mod jcs;
 pub mod json;

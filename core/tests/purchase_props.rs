@@ -315,7 +315,7 @@ fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
 /// Signs `checkout` as UCP's AP2 extension does (EdDSA detached JWS over its RFC 8785 form without `ap2`) and
 /// returns the merchant key set that verifies it.
 fn sign_checkout(checkout: &mut Value) -> Value {
-    use curbi::proof::encoding::encode_url;
+    use curbi::encoding::encode_url;
     let key = curbi::proof::keys::SigningKey::from_seed(&[7u8; 32]);
     let header = encode_url(br#"{"alg":"EdDSA","kid":"m1"}"#);
     let payload = encode_url(curbi::jcs::canonicalize(checkout).as_bytes());

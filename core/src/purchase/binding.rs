@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 use super::decision::ReasonCode;
 use super::read::{Reader, quote, show};
 use super::time::Timestamp;
+use crate::encoding::{decode_url, encode_url, sha256};
 use crate::jcs::canonicalize;
 use crate::pointer::{element, member};
-use crate::proof::encoding::{decode_url, encode_url, sha256};
 
 /// The member of a checkout that carries signatures over the rest of it (UCP's AP2 extension): never signed or hashed.
 const SIGNATURE_MEMBER: &str = "ap2";
@@ -40,7 +40,7 @@ enum PublicKey {
     /// `ES256`: ECDSA over P-256 with SHA-256.
     P256(Box<p256::ecdsa::VerifyingKey>),
     /// `EdDSA`: Ed25519, verified strictly.
-    Ed25519(crate::proof::keys::VerifyingKey),
+    Ed25519(crate::ed25519::VerifyingKey),
 }
 
 impl PublicKey {
@@ -136,7 +136,7 @@ fn read_jwk(r: &mut Reader, v: &Value, path: &str) -> Option<PinnedKey> {
                 return None;
             }
             let x = bytes(r, "x", 32)?;
-            match crate::proof::keys::VerifyingKey::from_slice(&x) {
+            match crate::ed25519::VerifyingKey::from_slice(&x) {
                 Ok(k) => PublicKey::Ed25519(k),
                 Err(_) => {
                     let message = "x is not a canonical, non-weak Ed25519 public key";
