@@ -8,7 +8,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use curbi::purchase::{self, Decision, Timestamp, Verdict};
+use curbi::purchase::{self, Decision, Verdict};
+use curbi::time::Timestamp;
 use curbi::{Error, ErrorCode};
 use serde_json::{Map, Value};
 

@@ -11,11 +11,13 @@ pub mod error;
 pub mod jcs;
 pub mod json;
 pub mod lint;
+pub mod money;
 pub(crate) mod pointer;
 pub mod policy;
 pub mod proof;
 pub mod purchase;
 pub mod regression;
+pub mod time;
 pub mod wire;
 
 pub use check::{CompiledPolicy, CompiledRecord, Finding};

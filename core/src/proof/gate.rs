@@ -21,7 +21,9 @@ use super::merkle::{MerkleError, MerkleLog};
 use super::note::{self, Checkpoint, NoteError, NoteSigner};
 use crate::ed25519::SigningKey;
 use crate::encoding::{hex, sha256};
-use crate::purchase::{self, Currency, Timestamp, Verdict};
+use crate::money::Currency;
+use crate::purchase::{self, Verdict};
+use crate::time::Timestamp;
 
 /// Largest provider evidence accepted, in bytes.
 pub const MAX_EVIDENCE_BYTES: usize = 64 * 1024;

@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use super::decision::{Decision, Reason, ReasonCode};
-use super::money::Currency;
+use crate::money::Currency;
 use super::read::{Reader, quote};
-use super::time::Timestamp;
+use crate::time::Timestamp;
 use crate::pointer::member;
 
 /// `object` of an action decision.

@@ -8,9 +8,9 @@ use super::decision::ReasonCode;
 use super::mandate::{
     AmountRange, Mandate, MerchantRef, Recurrence, read_frequency, read_merchants, read_requirements,
 };
-use super::money::{Currency, MAX_SAFE};
+use crate::money::{Currency, MAX_SAFE};
 use super::read::{Reader, quote, show};
-use super::time::Timestamp;
+use crate::time::Timestamp;
 use crate::decimal::{Dec, DecError, SCALE};
 use crate::pointer::{element, member};
 

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::decision::ReasonCode;
 use super::read::{Reader, quote, show};
-use super::time::Timestamp;
+use crate::time::Timestamp;
 use crate::encoding::{decode_url, encode_url, sha256};
 use crate::jcs::canonicalize;
 use crate::pointer::{element, member};

@@ -5,9 +5,9 @@ use serde_json::{Map, Value};
 
 use super::decision::ReasonCode;
 use super::mandate::{Frequency, MerchantRef, read_frequency, read_merchant};
-use super::money::Currency;
+use crate::money::Currency;
 use super::read::{Reader, quote, show};
-use super::time::Timestamp;
+use crate::time::Timestamp;
 use super::ucp::{self, Term};
 use crate::pointer::{element, member};
 

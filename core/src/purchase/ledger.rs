@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::money::Currency;
+use crate::money::Currency;
 use super::read::Reader;
-use super::time::Timestamp;
+use crate::time::Timestamp;
 use crate::pointer::member;
 
 /// The ledger as read; unreadable members are `None` (their reasons are recorded) and members not given are zero.

@@ -6,9 +6,9 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::decision::ReasonCode;
-use super::money::Currency;
+use crate::money::Currency;
 use super::read::{Reader, quote, show};
-use super::time::Timestamp;
+use crate::time::Timestamp;
 use crate::pointer::{element, member};
 
 /// How often a recurring charge or a reuse of the mandate may happen (AP2 `payment.agent_recurrence.frequency`).

@@ -30,11 +30,9 @@ mod checkout;
 mod decision;
 mod ledger;
 mod mandate;
-pub mod money;
 mod read;
 mod recurrence;
 mod rules;
-pub mod time;
 mod totals;
 mod ucp;
 
@@ -42,6 +40,4 @@ pub use action::{ACTION_OBJECT, ACTION_STEP_UP, resource_matches, verify_action,
 pub use binding::checkout_digest;
 pub use decision::{Decision, Effect, Reason, ReasonCode, StepUp, Verdict};
 pub use mandate::Frequency;
-pub use money::Currency;
 pub use rules::{PURCHASE_OBJECT, PURCHASE_STEP_UP, verify_checkout, verify_checkout_request};
-pub use time::Timestamp;

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::decision::{Reason, ReasonCode};
-use super::money::{self, AmountError, Currency, CurrencyError, MAX_SAFE};
-use super::time::{TimeError, Timestamp};
+use crate::money::{self, AmountError, Currency, CurrencyError, MAX_SAFE};
+use crate::time::{TimeError, Timestamp};
 use crate::pointer::{element, member, type_name};
 
 /// A value as compact JSON for a reason's `actual`, cut to 80 characters.

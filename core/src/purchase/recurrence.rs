@@ -5,7 +5,7 @@
 use super::checkout::Recurring;
 use super::decision::ReasonCode;
 use super::mandate::{Frequency, Mandate};
-use super::money::{self, Currency, format_amount};
+use crate::money::{self, Currency, format_amount};
 use super::rules::Ctx;
 use super::totals::Located;
 use crate::pointer::member;

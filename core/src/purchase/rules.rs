@@ -10,9 +10,9 @@ use super::checkout::{Beside, Checkout, Protocol, read_checkout};
 use super::decision::{Decision, Reason, ReasonCode};
 use super::ledger::{Ledger, read_ledger};
 use super::mandate::{AcceptableItem, Mandate, read_mandate};
-use super::money::{self, Currency, format_amount};
+use crate::money::{self, Currency, format_amount};
 use super::read::{Reader, quote};
-use super::time::Timestamp;
+use crate::time::Timestamp;
 use super::totals::{Located, TotalsOutcome, check_totals};
 use crate::pointer::member;
 

@@ -4,7 +4,7 @@
 
 use super::checkout::{Checkout, Convention, TotalEntry, TotalKind, Totals};
 use super::decision::{Reason, ReasonCode};
-use super::money::{self, Currency, Overflow, format_amount};
+use crate::money::{self, Currency, Overflow, format_amount};
 use crate::pointer::member;
 
 /// What a total entry does to the sum.

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::checkout::{Line, Payment, read_totals};
 use super::decision::ReasonCode;
 use super::read::{Reader, quote, show};
-use super::time::Timestamp;
+use crate::time::Timestamp;
 use crate::pointer::{element, member};
 
 /// UCP checkout members Curbi evaluates (beside the Curbi additions `merchant` and `recurring`).
