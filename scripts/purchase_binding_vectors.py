@@ -4,7 +4,7 @@ merchant_authorization signatures, made with Python's `cryptography` from fixed 
 
 Canonical JSON here is json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False), which is RFC 8785 for
 these documents (ASCII member names, integers, strings without control characters). Expectations are written by
-hand below. ECDSA signatures are randomised, so a re-run changes the signature bytes, not the expectations.
+hand below. ECDSA signatures are deterministic (RFC 6979), so a re-run writes the same bytes.
 """
 import base64, copy, hashlib, json, pathlib
 from cryptography.hazmat.primitives import hashes
@@ -30,23 +30,23 @@ def ed_jwk(k, kid):
     raw = k.public_key().public_bytes(s.Encoding.Raw, s.PublicFormat.Raw)
     return {"kty": "OKP", "crv": "Ed25519", "x": b64(raw), "kid": kid}
 
-def sign(key, alg, kid, payload_b64):
-    header = b64(json.dumps({"alg": alg, "kid": kid}, separators=(",", ":")).encode())
+def sign(key, alg, kid, payload_b64, header_text=None):
+    header = b64((header_text or json.dumps({"alg": alg, "kid": kid}, separators=(",", ":"))).encode())
     msg = f"{header}.{payload_b64}".encode()
     if alg == "EdDSA":
         sig = key.sign(msg)
     else:
-        r, s = decode_dss_signature(key.sign(msg, ec.ECDSA(hashes.SHA256())))
+        r, s = decode_dss_signature(key.sign(msg, ec.ECDSA(hashes.SHA256(), deterministic_signing=True)))
         sig = r.to_bytes(32, "big") + s.to_bytes(32, "big")
     return header, b64(sig)
 
-def merchant_authorization(checkout, key=P256, alg="ES256", kid="merchant_2026"):
+def merchant_authorization(checkout, key=P256, alg="ES256", kid="merchant_2026", header_text=None):
     payload = b64(jcs({k: v for k, v in checkout.items() if k != "ap2"}).encode())
-    header, sig = sign(key, alg, kid, payload)
+    header, sig = sign(key, alg, kid, payload, header_text)
     return f"{header}..{sig}"
 
-def checkout_jwt(checkout, key=P256, kid="merchant_2026"):
-    payload = b64(jcs({k: v for k, v in checkout.items() if k != "ap2"}).encode())
+def checkout_jwt(checkout, key=P256, kid="merchant_2026", payload_text=None):
+    payload = b64((payload_text or jcs({k: v for k, v in checkout.items() if k != "ap2"})).encode())
     header, sig = sign(key, "ES256", kid, payload)
     return f"{header}.{payload}.{sig}"
 
@@ -135,6 +135,11 @@ cases = [
     case("Signed by a key that is not pinned (kid unknown)",
          req(signed(CHECKOUT, key=OTHER, kid="attacker_1"), merchant_keys=KEYS),
          [("merchant_authorization_invalid", "/checkout/ap2/merchant_authorization")]),
+    case("The protected header names kid twice, an unpinned kid and then the pinned one, and the signature is good: "
+         "RFC 7515 header names are unique, so the header is refused, never read with the last (or first) copy",
+         req(signed(CHECKOUT, key=ED, alg="EdDSA", kid="merchant_ed_2026",
+                    header_text='{"alg":"EdDSA","kid":"attacker_1","kid":"merchant_ed_2026"}'), merchant_keys=KEYS),
+         [("merchant_authorization_invalid", "/checkout/ap2/merchant_authorization")]),
     case("Signed by another key under the pinned kid",
          req(signed(CHECKOUT, key=OTHER), merchant_keys=KEYS),
          [("merchant_authorization_invalid", "/checkout/ap2/merchant_authorization")]),
@@ -161,6 +166,11 @@ cases = [
     case("The checkout mandate binds the cart the user approved, and the agent completes a renamed one",
          req(renamed(CHECKOUT), checkout_mandate=closed(CHECKOUT)),
          [("mandate_scope_mismatch", "/checkout_mandate/checkout_jwt")]),
+    case("checkout_jwt's payload writes currency twice (eur, then this checkout's usd), signed by the merchant: a "
+         "last-wins reader would see this checkout, the strict reader refuses the payload",
+         req(S, merchant_keys=KEYS, checkout_mandate=closed(CHECKOUT, jwt=checkout_jwt(
+             CHECKOUT, payload_text=jcs(CHECKOUT).replace('{"currency":"usd",', '{"currency":"eur","currency":"usd",', 1)))),
+         [("malformed", "/checkout_mandate/checkout_jwt")]),
     case("checkout_jwt signed by a key that is not the merchant's", req(S, merchant_keys=KEYS,
          checkout_mandate=closed(CHECKOUT, jwt=checkout_jwt(CHECKOUT, key=OTHER))),
          [("merchant_authorization_invalid", "/checkout_mandate/checkout_jwt")]),

@@ -227,11 +227,12 @@ pub(crate) fn checkout_digest_command(args: &[OsString]) -> ExitCode {
         Ok(b) => b,
         Err(code) => return code,
     };
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(v) => print_text(&purchase::checkout_digest(&v), 0),
+    // The strict reader, as the purchase check reads the checkout: a repeated member is refused, not hashed.
+    match curbi::json::read(&bytes).and_then(|v| purchase::checkout_digest(&v)) {
+        Ok(digest) => print_text(&digest, 0),
         Err(e) => {
-            let message = format!("CHECKOUT ({}) is not valid JSON: {e}", file.to_string_lossy());
-            print_error(&Error::new(ErrorCode::InvalidJson, "/checkout", message), false, EXIT_INVALID)
+            let message = format!("CHECKOUT ({}) cannot be read: {}", file.to_string_lossy(), e.message);
+            print_error(&Error::new(e.code, format!("/checkout{}", e.path), message), false, EXIT_INVALID)
         }
     }
 }

@@ -6,18 +6,23 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
-/// The RFC 8785 canonical form of `v`. Never fails: serde_json values hold no NaN or infinity.
-pub fn canonicalize(v: &Value) -> String {
+use crate::error::{Error, ErrorCode};
+use crate::pointer::{element, member};
+
+/// The RFC 8785 canonical form of `v`. Numbers are read from their decimal text (the strict reader keeps it) to the
+/// nearest IEEE 754 double, as RFC 8785 §3.2.2.3 reads them; a number beyond the doubles (`1e400`) has no canonical
+/// form and is `out_of_range` at its pointer.
+pub fn canonicalize(v: &Value) -> Result<String, Error> {
     let mut out = String::new();
-    write_value(&mut out, v);
-    out
+    write_value(&mut out, v, "")?;
+    Ok(out)
 }
 
-fn write_value(out: &mut String, v: &Value) {
+fn write_value(out: &mut String, v: &Value, path: &str) -> Result<(), Error> {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => write_number(out, n),
+        Value::Number(n) => write_number(out, n, path)?,
         Value::String(s) => write_string(out, s),
         Value::Array(a) => {
             out.push('[');
@@ -25,7 +30,7 @@ fn write_value(out: &mut String, v: &Value) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(out, x);
+                write_value(out, x, &element(path, i))?;
             }
             out.push(']');
         }
@@ -41,11 +46,12 @@ fn write_value(out: &mut String, v: &Value) {
                 }
                 write_string(out, k);
                 out.push(':');
-                write_value(out, x);
+                write_value(out, x, &member(path, k))?;
             }
             out.push('}');
         }
     }
+    Ok(())
 }
 
 /// RFC 8785 §3.2.2.2: strings as ECMAScript `JSON.stringify` writes them.
@@ -71,7 +77,7 @@ fn write_string(out: &mut String, s: &str) {
 
 /// RFC 8785 §3.2.2.3: numbers as IEEE 754 doubles in ECMAScript `Number.prototype.toString` form. Integers beyond
 /// 2^53 become the nearest double first, as every JSON reader that follows I-JSON sees them.
-fn write_number(out: &mut String, n: &Number) {
+fn write_number(out: &mut String, n: &Number, path: &str) -> Result<(), Error> {
     const EXACT: u64 = 1 << 53;
     if let Some(u) = n.as_u64()
         && u <= EXACT
@@ -82,8 +88,14 @@ fn write_number(out: &mut String, n: &Number) {
     {
         let _ = write!(out, "{i}");
     } else if let Some(f) = n.as_f64() {
+        // The text's nearest double: Rust's parser rounds correctly (serde_json's `as_f64` under
+        // `arbitrary_precision`), and it is finite here.
         write_double(out, f);
+    } else {
+        let message = format!("{n} is beyond the IEEE 754 doubles, so it has no RFC 8785 canonical form");
+        return Err(Error::new(ErrorCode::OutOfRange, path, message));
     }
+    Ok(())
 }
 
 fn write_double(out: &mut String, f: f64) {
@@ -132,7 +144,7 @@ mod tests {
     use super::*;
 
     fn jcs(text: &str) -> String {
-        canonicalize(&serde_json::from_str(text).expect("valid JSON"))
+        canonicalize(&crate::json::read_str(text).expect("valid JSON")).expect("canonical")
     }
 
     #[test]
@@ -193,6 +205,24 @@ mod tests {
         assert_eq!(jcs("100"), "100");
         assert_eq!(jcs("100.0"), "100");
         assert_eq!(jcs("-0.0"), "0");
+        // Numbers are read from their text to the nearest double. 2^53 + 1 written as a decimal: halfway between two doubles, so ties-to-even gives 2^53.
+        assert_eq!(jcs("9007199254740993.0"), "9007199254740992");
+        // Just above the halfway point, the larger neighbour 2^53 + 2.
+        assert_eq!(jcs("9007199254740993.000000000000000001"), "9007199254740994");
+        // Below the smallest subnormal's half: zero, as ECMAScript's JSON.parse reads it.
+        assert_eq!(jcs("1e-400"), "0");
+        assert_eq!(jcs("0.1000000000000000055511151231257827"), "0.1");
+    }
+
+    #[test]
+    fn numbers_beyond_the_doubles_have_no_canonical_form() {
+        for text in [r#"{"a":[1,{"b":1e400}]}"#, r#"{"a":[1,{"b":-1E+309}]}"#] {
+            let e = canonicalize(&crate::json::read_str(text).expect("valid JSON")).err();
+            assert_eq!(e.map(|e| (e.code, e.path)), Some((ErrorCode::OutOfRange, "/a/1/b".to_owned())), "{text}");
+        }
+        // The largest double is finite, and one past it by less than half an ulp still rounds to it.
+        assert_eq!(jcs("1.7976931348623157e308"), "1.7976931348623157e+308");
+        assert_eq!(jcs("1.7976931348623158e308"), "1.7976931348623157e+308");
     }
 
     #[test]

@@ -8,11 +8,11 @@ use super::decision::ReasonCode;
 use super::mandate::{
     AmountRange, Mandate, MerchantRef, Recurrence, read_frequency, read_merchants, read_requirements,
 };
-use crate::money::{Currency, MAX_SAFE};
 use super::read::{Reader, quote, show};
-use crate::time::Timestamp;
 use crate::decimal::{Dec, DecError, SCALE};
+use crate::money::{Currency, MAX_SAFE};
 use crate::pointer::{element, member};
+use crate::time::Timestamp;
 
 const PAYMENT: &str = "mandate.payment.open.1";
 const CHECKOUT: &str = "mandate.checkout.open.1";
@@ -260,9 +260,9 @@ fn amount_range(r: &mut Reader, c: &Value, path: &str, out: &mut Mandate) {
     }
 }
 
-/// AP2's budget `max` is a JSON number in **major** units. It is converted exactly: the number's decimal text (the
-/// shortest that reads back as the same double, as every JSON reader sees it) times 10^exponent, refusing digits
-/// beyond the currency's minor unit (`10.001` USD) and anything beyond ±(2^53−1) minor units.
+/// AP2's budget `max` is a JSON number in **major** units. It is converted exactly: the number's decimal text as
+/// written (the strict reader keeps it; no double takes part) times 10^exponent, refusing digits beyond the
+/// currency's minor unit (`10.001` USD) and anything beyond ±(2^53−1) minor units.
 fn budget(r: &mut Reader, c: &Value, path: &str, out: &mut Mandate) {
     let Some(m) = r.object(c, path, &["type", "max", "currency"], &[]) else { return };
     let cur = r.required(m, path, "currency").and_then(|x| r.currency(x, &member(path, "currency")));
@@ -328,7 +328,7 @@ mod tests {
     use serde_json::json;
 
     fn minor(text: &str, code: &str) -> Result<i64, &'static str> {
-        let v: Value = serde_json::from_str(text).expect("a JSON number");
+        let v = crate::json::read_str(text).expect("a JSON number");
         major_to_minor(&v, Currency::parse(code).expect("known currency"))
     }
 
@@ -346,6 +346,11 @@ mod tests {
         assert!(minor("5000.5", "JPY").is_err());
         assert!(minor("-1", "USD").is_err());
         assert!(minor("90071992547409.92", "USD").is_err());
+        // Read from the text, not through a double: as a double this is 10 (and 19.99), so a reader that went
+        // through one would take a budget the mandate never wrote.
+        assert!(minor("10.000000000000000001", "USD").is_err());
+        assert_eq!(minor("19.990000000000000000", "USD"), Ok(1999));
+        assert_eq!(minor("90071992547409.91", "USD"), Ok(MAX_SAFE));
         assert!(major_to_minor(&json!("10.00"), Currency::parse("USD").expect("USD")).is_err());
     }
 }

@@ -6,18 +6,21 @@ use serde_json::{Map, Value};
 
 use super::decision::ReasonCode;
 use super::read::{Reader, quote, show};
-use crate::time::Timestamp;
 use crate::encoding::{decode_url, encode_url, sha256};
+use crate::error::Error;
 use crate::jcs::canonicalize;
+use crate::json;
 use crate::pointer::{element, member};
+use crate::time::Timestamp;
 
 /// The member of a checkout that carries signatures over the rest of it (UCP's AP2 extension): never signed or hashed.
 const SIGNATURE_MEMBER: &str = "ap2";
 /// Most keys a pinned key set may hold.
 const MAX_KEYS: usize = 64;
 
-/// The checkout as it is signed and hashed: every member but `ap2`, RFC 8785 canonical.
-fn signed_bytes(checkout: &Value) -> String {
+/// The checkout as it is signed and hashed: every member but `ap2`, RFC 8785 canonical. `Err` (`out_of_range` at the
+/// number's pointer inside the checkout) when a number is beyond the IEEE 754 doubles.
+fn signed_bytes(checkout: &Value) -> Result<String, Error> {
     match checkout {
         Value::Object(m) if m.contains_key(SIGNATURE_MEMBER) => {
             let rest: Map<String, Value> =
@@ -29,9 +32,16 @@ fn signed_bytes(checkout: &Value) -> String {
 }
 
 /// The digest a mandate's `checkout_digest` pins: unpadded base64url of SHA-256 over the RFC 8785 canonical checkout
-/// without its `ap2` member. A host computes it over the checkout the user approved.
-pub fn checkout_digest(checkout: &Value) -> String {
-    encode_url(&sha256(signed_bytes(checkout).as_bytes()))
+/// without its `ap2` member. A host computes it over the checkout the user approved (`api::checkout_digest_json`
+/// reads that checkout with the strict reader). `Err` when the checkout has no canonical form (see [`canonicalize`]).
+pub fn checkout_digest(checkout: &Value) -> Result<String, Error> {
+    signed_bytes(checkout).map(|signed| encode_url(&sha256(signed.as_bytes())))
+}
+
+/// A JSON document inside a JWS (its protected header, a JWT's payload), read by the strict reader: a member written
+/// twice is refused, as RFC 7515 §4 requires of header parameter names. `None` when it is not base64url JSON.
+fn jws_json(part: &str) -> Option<Value> {
+    decode_url(part).and_then(|bytes| json::read(&bytes).ok())
 }
 
 /// A public key the caller pins for merchant signatures.
@@ -167,8 +177,8 @@ fn read_jwk(r: &mut Reader, v: &Value, path: &str) -> Option<PinnedKey> {
 
 /// Why a JWS did not verify.
 fn jws_problem(keys: &[PinnedKey], header_b64: &str, payload: &str, signature_b64: &str) -> Option<String> {
-    let Some(header) = decode_url(header_b64).and_then(|h| serde_json::from_slice::<Value>(&h).ok()) else {
-        return Some("its protected header is not base64url JSON".to_owned());
+    let Some(header) = jws_json(header_b64) else {
+        return Some("its protected header is not base64url JSON with each member once".to_owned());
     };
     let Some(h) = header.as_object() else { return Some("its protected header is not a JSON object".to_owned()) };
     if h.contains_key("crit") {
@@ -245,7 +255,25 @@ pub(crate) struct Binding<'a> {
 /// Checks every binding: the pinned digest, the AP2 checkout mandate, the merchant's signatures.
 pub(crate) fn check_binding(r: &mut Reader, b: &Binding<'_>, now: Option<Timestamp>) {
     let Some(checkout) = b.checkout else { return };
-    let signed = signed_bytes(checkout);
+    if b.digest.is_none() && b.checkout_mandate.is_none() && b.keys.is_none() {
+        // Nothing pins this checkout: it is not canonicalized at all.
+        return;
+    }
+    let signed = match signed_bytes(checkout) {
+        Ok(signed) => signed,
+        Err(e) => {
+            let message = format!("the checkout cannot be bound to what was approved or signed: {}", e.message);
+            let actual = checkout.pointer(&e.path).map(show).unwrap_or_default();
+            r.push(
+                ReasonCode::Malformed,
+                format!("/checkout{}", e.path),
+                "a number within the doubles",
+                actual,
+                message,
+            );
+            return;
+        }
+    };
     if let Some(pinned) = &b.digest {
         let actual = encode_url(&sha256(signed.as_bytes()));
         if &actual != pinned {
@@ -325,14 +353,14 @@ fn check_checkout_mandate(
         r.push(ReasonCode::Malformed, jp, "a compact JWS", show_jws(jwt), message);
         return;
     };
-    match decode_url(payload).and_then(|p| serde_json::from_slice::<Value>(&p).ok()) {
-        Some(carried) if signed_bytes(&carried) == signed => {}
+    match jws_json(payload) {
+        Some(carried) if signed_bytes(&carried).is_ok_and(|c| c == signed) => {}
         Some(_) => {
             let message = "the checkout the checkout mandate carries (its checkout_jwt) is not this checkout";
             r.push(ReasonCode::MandateScopeMismatch, jp.clone(), "this checkout", "another checkout", message);
         }
         None => {
-            let message = "checkout_jwt's payload is not base64url JSON";
+            let message = "checkout_jwt's payload is not base64url JSON with each member once";
             r.push(ReasonCode::Malformed, jp.clone(), "a JWT of the checkout", show_jws(jwt), message);
         }
     }
@@ -347,5 +375,45 @@ fn check_checkout_mandate(
             "refused",
             message,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::purchase::{Verdict, verify_checkout_request};
+
+    /// A checkout that adds up, with an ACP member Curbi ignores holding a number beyond the doubles.
+    const CHECKOUT: &str = r#"{"id":"cs_1","status":"ready_for_payment","currency":"usd","merchant":{"id":"m_1"},
+        "exchange_rate":1e400,
+        "line_items":[{"id":"li_1","item":{"id":"sku_1"},"quantity":1,"unit_amount":4000,
+                       "totals":[{"type":"subtotal","amount":4000},{"type":"total","amount":4000}]}],
+        "totals":[{"type":"subtotal","amount":4000},{"type":"total","amount":4000}]}"#;
+
+    fn decide(digest: Option<&str>) -> (Verdict, Vec<(ReasonCode, String)>) {
+        let pin = digest.map(|d| format!(r#","checkout_digest":"{d}""#)).unwrap_or_default();
+        let text = format!(
+            r#"{{"mandate":{{"currency":"USD","amount_range":{{"max":5000}},"user_cart_confirmation_required":false,
+                "expires_at":"2026-12-31T00:00:00Z"{pin}}},"checkout":{CHECKOUT},"now":"2026-11-20T12:00:00Z"}}"#
+        );
+        let d = verify_checkout_request(&json::read_str(&text).expect("valid JSON"));
+        (d.verdict(), d.reasons().iter().map(|r| (r.code, r.path.clone())).collect())
+    }
+
+    #[test]
+    fn a_number_beyond_the_doubles_cannot_be_canonicalized() {
+        let checkout = json::read_str(CHECKOUT).expect("valid JSON");
+        let e = checkout_digest(&checkout).err().map(|e| (e.code, e.path));
+        assert_eq!(e, Some((crate::error::ErrorCode::OutOfRange, "/exchange_rate".to_owned())));
+    }
+
+    #[test]
+    fn only_a_pinned_checkout_is_canonicalized() {
+        // Nothing binds it: the ignored member is ignored, number and all.
+        assert_eq!(decide(None), (Verdict::Allow, vec![]));
+        // A digest is pinned, and this checkout has no RFC 8785 form to compare: refused at the number, never
+        // compared over bytes another canonicalizer would not write.
+        let refused = (Verdict::Deny, vec![(ReasonCode::Malformed, "/checkout/exchange_rate".to_owned())]);
+        assert_eq!(decide(Some("oxef9T3elDT1Qkro5KAh-i0LD4eizWSuny1iAIZCMO0")), refused);
     }
 }

@@ -5,11 +5,11 @@ use serde_json::{Map, Value};
 
 use super::decision::ReasonCode;
 use super::mandate::{Frequency, MerchantRef, read_frequency, read_merchant};
-use crate::money::Currency;
 use super::read::{Reader, quote, show};
-use crate::time::Timestamp;
 use super::ucp::{self, Term};
+use crate::money::Currency;
 use crate::pointer::{element, member};
+use crate::time::Timestamp;
 
 /// Sign convention of total entries. ACP writes every amount as zero or more and subtracts discounts and credits by
 /// type; UCP writes discounts and credits as negative amounts and every entry is added with its sign.

@@ -6,10 +6,10 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::decision::ReasonCode;
-use crate::money::Currency;
 use super::read::{Reader, quote, show};
-use crate::time::Timestamp;
+use crate::money::Currency;
 use crate::pointer::{element, member};
+use crate::time::Timestamp;
 
 /// How often a recurring charge or a reuse of the mandate may happen (AP2 `payment.agent_recurrence.frequency`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

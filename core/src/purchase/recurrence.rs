@@ -5,9 +5,9 @@
 use super::checkout::Recurring;
 use super::decision::ReasonCode;
 use super::mandate::{Frequency, Mandate};
-use crate::money::{self, Currency, format_amount};
 use super::rules::Ctx;
 use super::totals::Located;
+use crate::money::{self, Currency, format_amount};
 use crate::pointer::member;
 
 impl Ctx<'_> {

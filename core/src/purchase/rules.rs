@@ -10,11 +10,11 @@ use super::checkout::{Beside, Checkout, Protocol, read_checkout};
 use super::decision::{Decision, Reason, ReasonCode};
 use super::ledger::{Ledger, read_ledger};
 use super::mandate::{AcceptableItem, Mandate, read_mandate};
-use crate::money::{self, Currency, format_amount};
 use super::read::{Reader, quote};
-use crate::time::Timestamp;
 use super::totals::{Located, TotalsOutcome, check_totals};
+use crate::money::{self, Currency, format_amount};
 use crate::pointer::member;
+use crate::time::Timestamp;
 
 /// `object` of a purchase decision.
 pub const PURCHASE_OBJECT: &str = "purchase_check";

@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use super::checkout::{Line, Payment, read_totals};
 use super::decision::ReasonCode;
 use super::read::{Reader, quote, show};
-use crate::time::Timestamp;
 use crate::pointer::{element, member};
+use crate::time::Timestamp;
 
 /// UCP checkout members Curbi evaluates (beside the Curbi additions `merchant` and `recurring`).
 pub(crate) const MEMBERS: &[&str] =
