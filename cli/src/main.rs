@@ -30,9 +30,11 @@ Usage:
                                 Replay regression.json with its pinned checker and diff every case
   curbi purchase MANDATE CHECKOUT [--ledger FILE] [--merchant FILE] [--payment FILE] [--recurring FILE]
                  [--checkout-mandate FILE] [--merchant-keys FILE] [--protocol acp|ucp] [--now RFC3339] [--pretty]
-  curbi checkout-digest CHECKOUT
                                 Purchase check: ALLOW, DENY or STEP_UP for a checkout against the user's
                                 mandate and the ledger of what was spent (docs/PURCHASE.md)
+  curbi checkout-digest CHECKOUT
+                                The checkout_digest a mandate pins for this checkout (FILE, or - for stdin):
+                                SHA-256 over its RFC 8785 form without ap2, unpadded base64url
   curbi action GRANT ACTION [--now RFC3339] [--pretty]
                                 Action check: ALLOW, DENY or STEP_UP for one action against a grant
   curbi verify BUNDLE --keys KEYS [--allow-test] [--mode archival|fresh] [--now RFC3339] [--known FILE]...

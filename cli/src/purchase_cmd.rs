@@ -227,8 +227,8 @@ pub(crate) fn checkout_digest_command(args: &[OsString]) -> ExitCode {
         Ok(b) => b,
         Err(code) => return code,
     };
-    // The strict reader, as the purchase check reads the checkout: a repeated member is refused, not hashed.
-    match curbi::json::read(&bytes).and_then(|v| purchase::checkout_digest(&v)) {
+    // Read by the strict reader, as the purchase check reads the checkout: a repeated member is refused, not hashed.
+    match curbi::api::checkout_digest(&bytes) {
         Ok(digest) => print_text(&digest, 0),
         Err(e) => {
             let message = format!("CHECKOUT ({}) cannot be read: {}", file.to_string_lossy(), e.message);

@@ -309,4 +309,9 @@ fn checkout_digest_prints_what_the_mandate_pins() {
     assert!(codes(&doc(&out)).contains(&"mandate_scope_mismatch".to_owned()));
     assert_eq!(run(&[os("checkout-digest"), temp(b"{").as_os_str()]).status.code(), Some(2));
     assert_eq!(run(&[os("checkout-digest")]).status.code(), Some(2));
+    // Read strictly, as the check reads it: a merchant id written twice is two carts, and neither is hashed.
+    let out = run(&[os("checkout-digest"), temp(br#"{"merchant":{"id":"m_1","id":"m_2"}}"#).as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    let error = &doc(&out)["error"];
+    assert_eq!((&error["code"], &error["path"]), (&json!("duplicate_member"), &json!("/checkout/merchant/id")));
 }

@@ -33,8 +33,12 @@ fn signed_bytes(checkout: &Value) -> Result<String, Error> {
 
 /// The digest a mandate's `checkout_digest` pins: unpadded base64url of SHA-256 over the RFC 8785 canonical checkout
 /// without its `ap2` member. A host computes it over the checkout the user approved (`api::checkout_digest_json`
-/// reads that checkout with the strict reader). `Err` when the checkout has no canonical form (see [`canonicalize`]).
+/// reads that checkout with the strict reader). `Err` when the checkout is not an object (`invalid_type`) or has no
+/// canonical form (see [`canonicalize`]).
 pub fn checkout_digest(checkout: &Value) -> Result<String, Error> {
+    if !checkout.is_object() {
+        return Err(json::wrong_type("", "a checkout object", checkout));
+    }
     signed_bytes(checkout).map(|signed| encode_url(&sha256(signed.as_bytes())))
 }
 
