@@ -83,20 +83,15 @@ impl Ctx<'_> {
                     message,
                 );
             }
-            if let (Some(range), Some(cur)) = (m.amount_range, self.money())
-                && rc.amount > range.max
-            {
-                let message = format!(
-                    "each future charge of {} is above the mandate's maximum {}",
-                    cur.format(rc.amount),
-                    cur.format(range.max)
-                );
-                self.push(
+            if let (Some(range), Some(cur)) = (m.amount_range, self.money()) {
+                let path = member(at, "amount");
+                self.above_max(
                     ReasonCode::FutureChargeOverCap,
-                    member(at, "amount"),
-                    format!("at most {}", cur.format(range.max)),
-                    cur.format(rc.amount),
-                    message,
+                    "each future charge of",
+                    rc.amount,
+                    path,
+                    range.max,
+                    cur,
                 );
             }
         }
@@ -146,6 +141,23 @@ impl Ctx<'_> {
             let (a, t) = (cur.format(amount), cur.format(threshold));
             let message = format!("{what} {a} is at or above the confirmation threshold {t}");
             self.push(ReasonCode::ConfirmationThreshold, path, format!("below {t}"), a, message);
+        }
+    }
+
+    /// An amount above the mandate's maximum (`amount_range.max`) is refused with `code`.
+    pub(super) fn above_max(
+        &mut self,
+        code: ReasonCode,
+        what: &str,
+        amount: i64,
+        path: String,
+        max: i64,
+        cur: Currency,
+    ) {
+        if amount > max {
+            let (a, m) = (cur.format(amount), cur.format(max));
+            let message = format!("{what} {a} is above the mandate's maximum {m}");
+            self.push(code, path, format!("at most {m}"), a, message);
         }
     }
 

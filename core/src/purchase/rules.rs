@@ -330,20 +330,7 @@ impl Ctx<'_> {
         let Some((t, cur)) = self.total() else { return };
         let t = t.clone();
         if let Some(range) = m.amount_range {
-            if t.amount > range.max {
-                let message = format!(
-                    "the total {} is above the mandate's maximum {}",
-                    cur.format(t.amount),
-                    cur.format(range.max)
-                );
-                self.push(
-                    ReasonCode::AmountOverCap,
-                    t.path.clone(),
-                    format!("at most {}", cur.format(range.max)),
-                    cur.format(t.amount),
-                    message,
-                );
-            }
+            self.above_max(ReasonCode::AmountOverCap, "the total", t.amount, t.path.clone(), range.max, cur);
             if let Some(min) = range.min
                 && t.amount < min
             {
