@@ -40,4 +40,4 @@ pub use action::{ACTION_OBJECT, ACTION_STEP_UP, resource_matches, verify_action,
 pub use binding::checkout_digest;
 pub use decision::{Decision, Effect, Reason, ReasonCode, StepUp, Verdict};
 pub use mandate::Frequency;
-pub use rules::{PURCHASE_OBJECT, PURCHASE_STEP_UP, verify_checkout, verify_checkout_request};
+pub use rules::{Charge, PURCHASE_OBJECT, PURCHASE_STEP_UP, checkout_charge, verify_checkout, verify_checkout_request};

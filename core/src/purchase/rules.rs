@@ -547,6 +547,24 @@ pub(crate) fn evaluate(
     Decision::from_reasons(PURCHASE_OBJECT, PURCHASE_STEP_UP, out, || summary(c.as_ref(), &totals))
 }
 
+/// What a checkout charges, as a recorder attests it: its id, its merchant's id, its total (minor units) and its
+/// currency, read as the purchase check reads them (the protocol detected the same way).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Charge {
+    pub id: Option<String>,
+    pub merchant: Option<String>,
+    pub total: i64,
+    pub currency: String,
+}
+
+/// The [`Charge`] of `checkout`; `None` when its currency or total does not read (the purchase check DENYs it then).
+pub fn checkout_charge(checkout: &Value) -> Option<Charge> {
+    let mut r = Reader::default();
+    let c = read_checkout(&mut r, checkout, "/checkout", Beside::default())?;
+    let total = check_totals(&c, &mut Vec::new()).total?.amount;
+    Some(Charge { id: c.id, merchant: c.merchant.map(|m| m.id), total, currency: c.currency?.code().to_string() })
+}
+
 /// Decides whether `checkout` is within what `mandate` authorised, given what `ledger` records (None: nothing yet),
 /// at `now`. Never panics and never fails: anything unreadable is a DENY reason.
 pub fn verify_checkout(mandate: &Value, checkout: &Value, ledger: Option<&Value>, now: Timestamp) -> Decision {
