@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use curbi::proof::merkle::{Hash, NodeStore};
+use curbi::proof::merkle::{Hash, NodeStore, leaf_hash, node_hash};
 use curbi::{Error, ErrorCode};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 
@@ -15,6 +15,10 @@ use crate::store::{ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow,
 
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: &str = "1";
+
+/// Tree nodes below this level are not stored: they are hashes of at most 8 receipts the receipts table already
+/// has, computed when a proof needs them. Most appends then write no node row at all (one in 16 does).
+pub const STORED_FROM_LEVEL: u32 = 4;
 
 /// How long a writer waits for another process's write transaction before answering `busy`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -305,10 +309,41 @@ impl NodeStore for SqliteTx<'_> {
     type Error = Error;
 
     fn node(&self, level: u32, index: u64) -> Result<Option<Hash>, Error> {
+        if level < STORED_FROM_LEVEL {
+            return self.low_node(level, index);
+        }
         let mut st = self.c.prepare_cached("SELECT hash FROM nodes WHERE level = ?1 AND idx = ?2").map_err(storage)?;
         let h: Option<Vec<u8>> =
             st.query_row(params![level, to_i64(index)?], |r| r.get(0)).optional().map_err(storage)?;
         h.map(hash_of).transpose()
+    }
+}
+
+impl SqliteTx<'_> {
+    /// A subtree below the stored levels, hashed from its receipts (at most 2^(STORED_FROM_LEVEL-1) of them, read in
+    /// one range scan); `None` when the log does not have all of them yet.
+    fn low_node(&self, level: u32, index: u64) -> Result<Option<Hash>, Error> {
+        let width = 1u64 << level;
+        let first = index.checked_mul(width).ok_or_else(|| Error::new(ErrorCode::OutOfRange, "", "node index"))?;
+        let mut st = self
+            .c
+            .prepare_cached("SELECT receipt FROM receipts WHERE seq >= ?1 AND seq < ?2 ORDER BY seq")
+            .map_err(storage)?;
+        let rows = st
+            .query_map(params![to_i64(first)?, to_i64(first + width)?], |r| r.get::<_, String>(0))
+            .map_err(storage)?;
+        let mut leaves = Vec::with_capacity(width as usize);
+        for r in rows {
+            leaves.push(leaf_hash(r.map_err(storage)?.as_bytes()));
+        }
+        if leaves.len() as u64 != width {
+            return Ok(None);
+        }
+        // Pairwise up to the subtree's root: RFC 9162's MTH of a complete aligned range.
+        while leaves.len() > 1 {
+            leaves = leaves.chunks(2).map(|p| node_hash(&p[0], &p[1])).collect();
+        }
+        Ok(leaves.pop())
     }
 }
 
@@ -482,7 +517,7 @@ impl Tx for SqliteTx<'_> {
         }
         let mut st =
             self.c.prepare_cached("INSERT INTO nodes (level, idx, hash) VALUES (?1, ?2, ?3)").map_err(storage)?;
-        for (level, idx, hash) in nodes {
+        for (level, idx, hash) in nodes.iter().filter(|(level, _, _)| *level >= STORED_FROM_LEVEL) {
             st.execute(params![level, to_i64(*idx)?, hash.as_slice()]).map_err(storage)?;
         }
         Ok(())
