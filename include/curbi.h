@@ -172,6 +172,17 @@ curbi_status curbi_verify_action(const uint8_t *request_json,
                                  curbi_bytes **error_out);
 
 /*
+ The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding): the checkout document in, its
+ digest out as a JSON string (`"…"`: unpadded base64url of SHA-256 over the RFC 8785 checkout without `ap2`). A
+ checkout the strict reader refuses, one that is not an object, or one with a number beyond the IEEE 754 doubles
+ is `CURBI_STATUS_INVALID_INPUT`, with paths inside the checkout.
+ */
+curbi_status curbi_checkout_digest(const uint8_t *checkout_json,
+                                   size_t checkout_len,
+                                   curbi_bytes **result_out,
+                                   curbi_bytes **error_out);
+
+/*
  Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
  `{"ok", "reason", "items", "head", "evidence", ...}` out (docs/PROOF.md). The caller's `keys` are the trust anchor.
  A rejected bundle is `CURBI_STATUS_OK` with `ok: false`; only unreadable JSON is `CURBI_STATUS_INVALID_INPUT`.

@@ -38,7 +38,8 @@ step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked 
 step "cargo test (core, CLI, HTTP, vectors)" cargo test --workspace --locked
 # The vector runner prints how many vectors ran; show it (cargo hides a passing test's output).
 step "shared vectors (Rust)" cargo test -p curbi --locked --test vectors -- --nocapture check_vectors
-step "documents vectors (Rust): the one strict reader" cargo test -p curbi --locked --test documents_vectors -- --nocapture
+step "documents and checkout_digest vectors (Rust)" cargo test -p curbi --locked --test documents_vectors \
+  --test checkout_digest_vectors -- --nocapture
 step "lint and regression vectors (Rust)" cargo test -p curbi --locked --test lint_vectors --test regression_vectors \
   -- --nocapture lint_vectors regression_vectors round_trips
 step "proof primitives against the public vectors" cargo test -p curbi --locked --test proof_external -- --nocapture

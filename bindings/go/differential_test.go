@@ -94,6 +94,12 @@ func differentialOut(t *testing.T, c differentialCall) ([]byte, error) {
 			return nil, err
 		}
 		return d.Document, nil
+	case "checkout_digest":
+		d, err := CheckoutDigest(in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(d)
 	case "verify_bundle":
 		v, err := VerifyBundle(in)
 		if err != nil {

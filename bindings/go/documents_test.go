@@ -67,6 +67,11 @@ func documentOutcome(t *testing.T, entry string, text []byte) any {
 		if d, err = f(text); err == nil {
 			got = marshal(d)
 		}
+	case "checkout_digest":
+		var d string
+		if d, err = CheckoutDigest(text); err == nil {
+			got = map[string]any{"digest": d}
+		}
 	case "verify_bundle":
 		var v *Verification
 		if v, err = VerifyBundle(text); err == nil {

@@ -233,6 +233,13 @@ func verifyCheckout(request []byte) ([]byte, error) {
 	}, request)
 }
 
+// checkoutDigest calls curbi_checkout_digest: the digest as a JSON string document.
+func checkoutDigest(checkout []byte) ([]byte, error) {
+	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_checkout_digest(p, n, r, e)
+	}, checkout)
+}
+
 // verifyAction calls curbi_verify_action: the action decision document.
 func verifyAction(request []byte) ([]byte, error) {
 	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {

@@ -56,3 +56,19 @@ func VerifyCheckout(request []byte) (*Decision, error) {
 func VerifyAction(request []byte) (*Decision, error) {
 	return decode(verifyAction(request))
 }
+
+// CheckoutDigest is the checkout_digest a mandate pins for checkout, so that only that cart verifies
+// (docs/PURCHASE.md §Binding): unpadded base64url of SHA-256 over its RFC 8785 form without ap2, computed by the
+// core exactly as the check computes it. Pass the checkout's own bytes. A checkout the strict reader refuses (a
+// repeated member), one that is not an object, or one with a number beyond the doubles is an *Error with its path.
+func CheckoutDigest(checkout []byte) (string, error) {
+	doc, err := checkoutDigest(checkout)
+	if err != nil {
+		return "", err
+	}
+	var digest string
+	if err := json.Unmarshal(doc, &digest); err != nil {
+		return "", &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the digest: %v", err)}
+	}
+	return digest, nil
+}

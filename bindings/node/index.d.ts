@@ -532,6 +532,12 @@ export declare function check(request: CheckRequest | string): CheckResponse
 export declare function checkAsync(request: CheckRequest | string): Promise<CheckResponse>
 
 /**
+ * The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding): unpadded base64url of SHA-256 over
+ * its RFC 8785 form without `ap2`. Pass JSON text to hash the checkout's numbers as written (`2.5e3`, `100.0`).
+ */
+export declare function checkoutDigest(checkout: object | string): string
+
+/**
  * Validates and compiles a policy (the Check API's `policy` member), as an object or JSON text. Throws a
  * `CurbiError` whose `path` points into the policy document (e.g. `/prices/0/item`).
  */

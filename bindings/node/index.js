@@ -841,6 +841,7 @@ module.exports.Recorder = nativeBinding.Recorder
 module.exports.Verifier = nativeBinding.Verifier
 module.exports.check = nativeBinding.check
 module.exports.checkAsync = nativeBinding.checkAsync
+module.exports.checkoutDigest = nativeBinding.checkoutDigest
 module.exports.compilePolicy = nativeBinding.compilePolicy
 module.exports.createVerifier = nativeBinding.createVerifier
 module.exports.ErrorCode = nativeBinding.ErrorCode

@@ -29,9 +29,13 @@ Usage:
                                 regression.test.mjs (node --test) and test_regression.py (docs/REGRESSION.md)
   curbi replay [--json] REGRESSION
                                 Replay regression.json with its pinned checker and diff every case
-  curbi purchase MANDATE CHECKOUT [--ledger FILE] [--now RFC3339] [--pretty]
+  curbi purchase MANDATE CHECKOUT [--ledger FILE] [--merchant FILE] [--payment FILE] [--recurring FILE]
+                 [--checkout-mandate FILE] [--merchant-keys FILE] [--protocol acp|ucp] [--now RFC3339] [--pretty]
                                 Purchase check: ALLOW, DENY or STEP_UP for a checkout against the user's
                                 mandate and the ledger of what was spent (docs/PURCHASE.md)
+  curbi checkout-digest CHECKOUT
+                                The checkout_digest a mandate pins for this checkout (FILE, or - for stdin):
+                                SHA-256 over its RFC 8785 form without ap2, unpadded base64url
   curbi action GRANT ACTION [--now RFC3339] [--pretty]
                                 Action check: ALLOW, DENY or STEP_UP for one action against a grant
   curbi verify BUNDLE --keys KEYS [--allow-test] [--mode archival|fresh] [--now RFC3339] [--known FILE]...
@@ -88,6 +92,7 @@ fn main() -> ExitCode {
         Some("replay") => regression_cmd::replay_command(&rest),
         Some("purchase") => purchase_cmd::purchase_command(&rest),
         Some("action") => purchase_cmd::action_command(&rest),
+        Some("checkout-digest") => purchase_cmd::checkout_digest_command(&rest),
         Some("verify") => proof_cmd::verify_command(&rest),
         Some("vectors") => proof_cmd::vectors_command(&rest),
         Some("recorder") => recorder_cmd::recorder_command(&rest),

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use curbi::proof::verify::Reason;
-use curbi::purchase::Timestamp;
+use curbi::time::Timestamp;
 use curbi::{Error, ErrorCode};
 use serde_json::Value;
 

@@ -8,7 +8,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use curbi::purchase::{self, Decision, Timestamp, Verdict};
+use curbi::purchase::{self, Decision, Verdict};
+use curbi::time::Timestamp;
 use curbi::{Error, ErrorCode};
 use serde_json::{Map, Value};
 
@@ -22,19 +23,32 @@ struct Args {
     /// (member of the request, FILE) in request order.
     files: Vec<(&'static str, OsString)>,
     now: Option<String>,
+    /// `--protocol`: the request's `protocol` (`acp` or `ucp`), checked by core.
+    protocol: Option<String>,
     pretty: bool,
 }
 
-/// Parses `POSITIONAL... [--ledger FILE] [--now RFC3339] [--pretty]`; options may come anywhere before `--`.
+/// The purchase request's optional members read from files: (option, request member).
+const PURCHASE_FILES: &[(&str, &str)] = &[
+    ("--ledger", "ledger"),
+    ("--merchant", "merchant"),
+    ("--payment", "payment"),
+    ("--recurring", "recurring"),
+    ("--checkout-mandate", "checkout_mandate"),
+    ("--merchant-keys", "merchant_keys"),
+];
+
+/// Parses `POSITIONAL... [--FILE-OPTION FILE]... [--protocol NAME] [--now RFC3339] [--pretty]`; options may come
+/// anywhere before `--`.
 fn parse_args(
     cmd: &str,
     args: &[OsString],
     positional: &[&'static str],
-    with_ledger: bool,
+    file_options: &[(&str, &'static str)],
 ) -> Result<Option<Args>, ExitCode> {
-    let mut out = Args { files: Vec::new(), now: None, pretty: false };
+    let mut out = Args { files: Vec::new(), now: None, protocol: None, pretty: false };
     let mut given: Vec<OsString> = Vec::new();
-    let mut ledger: Option<OsString> = None;
+    let mut optional: Vec<(&'static str, OsString)> = Vec::new();
     let mut it = args.iter();
     let mut flags_done = false;
     while let Some(arg) = it.next() {
@@ -58,7 +72,17 @@ fn parse_args(
             "--" => flags_done = true,
             "--help" | "-h" => return Ok(None),
             "--pretty" if inline.is_none() => out.pretty = true,
-            "--ledger" if with_ledger => ledger = Some(value("--ledger")?),
+            "--protocol" if !file_options.is_empty() => match value("--protocol")?.into_string() {
+                Ok(v) => out.protocol = Some(v),
+                Err(_) => return Err(usage_error(&format!("{cmd}: --protocol must be UTF-8"))),
+            },
+            flag if file_options.iter().any(|(f, _)| *f == flag) => {
+                let member = file_options.iter().find(|(f, _)| *f == flag).map_or("", |(_, m)| *m);
+                if optional.iter().any(|(m, _)| *m == member) {
+                    return Err(usage_error(&format!("{cmd}: {flag} given twice")));
+                }
+                optional.push((member, value(flag)?));
+            }
             "--now" => match value("--now")?.into_string() {
                 Ok(v) => out.now = Some(v),
                 Err(_) => return Err(usage_error(&format!("{cmd}: --now must be UTF-8"))),
@@ -71,9 +95,7 @@ fn parse_args(
         return Err(usage_error(&format!("{cmd} takes {names} (got {} file argument(s))", given.len())));
     }
     out.files = positional.iter().copied().zip(given).collect();
-    if let Some(l) = ledger {
-        out.files.push(("ledger", l));
-    }
+    out.files.extend(optional);
     if out.files.iter().filter(|(_, f)| f == "-").count() > 1 {
         return Err(usage_error(&format!("{cmd}: at most one input can be - (stdin)")));
     }
@@ -140,6 +162,9 @@ fn build_request(a: &Args) -> Result<Value, ExitCode> {
         })?;
         request.insert((*member).to_owned(), value);
     }
+    if let Some(p) = &a.protocol {
+        request.insert("protocol".to_owned(), Value::String(p.clone()));
+    }
     request.insert("now".to_owned(), now_value(a.now.as_deref(), a.pretty)?);
     Ok(Value::Object(request))
 }
@@ -163,8 +188,14 @@ fn decide(request: &Value, pretty: bool, f: fn(&Value) -> Decision) -> ExitCode 
     }
 }
 
-fn run(cmd: &str, args: &[OsString], positional: &[&'static str], ledger: bool, f: fn(&Value) -> Decision) -> ExitCode {
-    let parsed = match parse_args(cmd, args, positional, ledger) {
+fn run(
+    cmd: &str,
+    args: &[OsString],
+    positional: &[&'static str],
+    file_options: &[(&str, &'static str)],
+    f: fn(&Value) -> Decision,
+) -> ExitCode {
+    let parsed = match parse_args(cmd, args, positional, file_options) {
         Ok(Some(a)) => a,
         Ok(None) => return print_out(super::USAGE),
         Err(code) => return code,
@@ -177,10 +208,31 @@ fn run(cmd: &str, args: &[OsString], positional: &[&'static str], ledger: bool, 
 
 /// `curbi purchase MANDATE CHECKOUT [--ledger FILE] [--now RFC3339] [--pretty]`
 pub(crate) fn purchase_command(args: &[OsString]) -> ExitCode {
-    run("purchase", args, &["mandate", "checkout"], true, purchase::verify_checkout_request)
+    run("purchase", args, &["mandate", "checkout"], PURCHASE_FILES, purchase::verify_checkout_request)
 }
 
 /// `curbi action GRANT ACTION [--now RFC3339] [--pretty]`
 pub(crate) fn action_command(args: &[OsString]) -> ExitCode {
-    run("action", args, &["grant", "action"], false, purchase::verify_action_request)
+    run("action", args, &["grant", "action"], &[], purchase::verify_action_request)
+}
+
+/// `curbi checkout-digest CHECKOUT|-`: the `checkout_digest` a mandate pins for this checkout (unpadded base64url of
+/// SHA-256 over its RFC 8785 form without `ap2`), computed by core as the purchase check computes it.
+pub(crate) fn checkout_digest_command(args: &[OsString]) -> ExitCode {
+    let [file] = args else { return usage_error("checkout-digest takes CHECKOUT (a file, or - for stdin)") };
+    if file == "--help" || file == "-h" {
+        return print_out(super::USAGE);
+    }
+    let bytes = match read_file(file) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    // Read by the strict reader, as the purchase check reads the checkout: a repeated member is refused, not hashed.
+    match curbi::api::checkout_digest(&bytes) {
+        Ok(digest) => print_text(&digest, 0),
+        Err(e) => {
+            let message = format!("CHECKOUT ({}) cannot be read: {}", file.to_string_lossy(), e.message);
+            print_error(&Error::new(e.code, format!("/checkout{}", e.path), message), false, EXIT_INVALID)
+        }
+    }
 }

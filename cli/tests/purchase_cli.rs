@@ -196,6 +196,16 @@ fn unreadable_files_and_bad_arguments_exit_2_with_stderr() {
         vec![os("purchase"), m.as_os_str(), m.as_os_str(), os("--now")],
         vec![os("purchase"), os("-"), os("-")],
         vec![os("action"), m.as_os_str(), m.as_os_str(), os("--ledger"), m.as_os_str()],
+        vec![os("action"), m.as_os_str(), m.as_os_str(), os("--merchant"), m.as_os_str()],
+        vec![
+            os("purchase"),
+            m.as_os_str(),
+            m.as_os_str(),
+            os("--merchant"),
+            m.as_os_str(),
+            os("--merchant"),
+            m.as_os_str(),
+        ],
     ] {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -254,4 +264,54 @@ fn action_with_an_unreadable_grant_is_the_error_document() {
     let out = run(&[os("action"), g.as_os_str(), a.as_os_str(), os("--now"), os(NOW)]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(doc(&out)["error"]["path"], "/grant");
+}
+
+#[test]
+fn a_protocol_checkout_is_passed_unchanged_with_the_merchant_beside_it() {
+    // The checkout as UCP writes it: no merchant member (the business is the endpoint), UCP's ready state.
+    let ucp = json!({
+        "ucp": {"version": "2026-04-08"}, "id": "chk_1", "status": "ready_for_complete", "currency": "USD",
+        "line_items": [{"id": "li_1", "item": {"id": "sku_hp_black", "title": "Headphones, black", "price": 7999},
+                        "quantity": 1, "totals": [{"type": "subtotal", "amount": 7999}, {"type": "total", "amount": 7999}]}],
+        "totals": [{"type": "subtotal", "amount": 7999}, {"type": "total", "amount": 7999}],
+        "links": [], "policies": []
+    });
+    let (m, c) = (json_file(&mandate()), json_file(&ucp));
+    let merchant = json_file(&json!({"id": "merch_acme", "name": "Acme Audio"}));
+    let args = [os("purchase"), m.as_os_str(), c.as_os_str(), os("--now"), os(NOW)];
+    let with = [&args[..], &[os("--merchant"), merchant.as_os_str(), os("--protocol"), os("ucp")]].concat();
+    let out = run(&with);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // Without the merchant the decision says who is paid is missing.
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(codes(&doc(&out)), ["malformed"]);
+    // A protocol that contradicts the document is the request's own reason.
+    let wrong = [&args[..], &[os("--merchant"), merchant.as_os_str(), os("--protocol"), os("acp")]].concat();
+    assert_eq!(doc(&run(&wrong))["reasons"][0]["path"], "/protocol");
+}
+
+#[test]
+fn checkout_digest_prints_what_the_mandate_pins() {
+    let c = checkout(500);
+    let file = json_file(&c);
+    let out = run(&[os("checkout-digest"), file.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0));
+    let digest = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    assert_eq!(digest.len(), 43, "{digest}");
+    // The digest pinned in the mandate: the same checkout ALLOWs, a changed one does not.
+    let mut m = mandate();
+    m["checkout_digest"] = json!(digest);
+    let m = json_file(&m);
+    assert_eq!(run(&[os("purchase"), m.as_os_str(), file.as_os_str(), os("--now"), os(NOW)]).status.code(), Some(0));
+    let other = json_file(&checkout(400));
+    let out = run(&[os("purchase"), m.as_os_str(), other.as_os_str(), os("--now"), os(NOW)]);
+    assert!(codes(&doc(&out)).contains(&"mandate_scope_mismatch".to_owned()));
+    assert_eq!(run(&[os("checkout-digest"), temp(b"{").as_os_str()]).status.code(), Some(2));
+    assert_eq!(run(&[os("checkout-digest")]).status.code(), Some(2));
+    // Read strictly, as the check reads it: a merchant id written twice is two carts, and neither is hashed.
+    let out = run(&[os("checkout-digest"), temp(br#"{"merchant":{"id":"m_1","id":"m_2"}}"#).as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    let error = &doc(&out)["error"];
+    assert_eq!((&error["code"], &error["path"]), (&json!("duplicate_member"), &json!("/checkout/merchant/id")));
 }

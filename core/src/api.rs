@@ -132,6 +132,19 @@ pub fn verify_checkout_json(request: &[u8]) -> Result<String> {
     Ok(crate::purchase::verify_checkout_request(&json::read(request)?).to_json_string())
 }
 
+/// The cart digest a mandate's `checkout_digest` pins (docs/PURCHASE.md §Binding): a checkout document in, unpadded
+/// base64url of SHA-256 over its RFC 8785 form without `ap2` out. `Err` for a document the strict reader refuses, a
+/// checkout that is not an object (`invalid_type`) or one holding a number beyond the doubles (`out_of_range`); paths
+/// are inside the checkout.
+pub fn checkout_digest(checkout: &[u8]) -> Result<String> {
+    crate::purchase::checkout_digest(&json::read(checkout)?)
+}
+
+/// [`checkout_digest`] as a JSON document (a JSON string), the bytes-out form every binding passes on.
+pub fn checkout_digest_json(checkout: &[u8]) -> Result<String> {
+    checkout_digest(checkout).map(|digest| Value::String(digest).to_string())
+}
+
 /// Action check in one call (docs/PURCHASE.md): `{"grant", "action", "now"}` in, the decision out.
 pub fn verify_action_json(request: &[u8]) -> Result<String> {
     Ok(crate::purchase::verify_action_request(&json::read(request)?).to_json_string())

@@ -28,7 +28,7 @@ impl Dec {
         units.checked_mul(SCALE).map(Dec)
     }
 
-    /// Reads a JSON number exactly (from its shortest round-trip decimal text).
+    /// Reads a JSON number exactly, from its decimal text as written (the strict reader keeps it).
     pub fn from_json_number(n: &serde_json::Number) -> Result<Dec, DecError> {
         Dec::parse(&n.to_string())
     }

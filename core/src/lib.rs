@@ -5,14 +5,19 @@
 pub mod api;
 pub mod check;
 pub mod decimal;
+pub mod ed25519;
+pub mod encoding;
 pub mod error;
+pub mod jcs;
 pub mod json;
 pub mod lint;
+pub mod money;
 pub(crate) mod pointer;
 pub mod policy;
 pub mod proof;
 pub mod purchase;
 pub mod regression;
+pub mod time;
 pub mod wire;
 
 pub use check::{CompiledPolicy, CompiledRecord, Finding};

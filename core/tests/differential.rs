@@ -1,8 +1,9 @@
 //! The differential test's first half (docs/DOCUMENTS.md): every shared vector (check, lint, regression, purchase,
-//! action, proof, documents) becomes one or more calls of the entry points every binding has, written with the
-//! core's answer to `$CURBI_DIFFERENTIAL_DIR/calls.jsonl` (default `target/differential`). Each binding then
-//! makes the same calls and writes what it got (scripts/differential.sh); `scripts/differential.py` requires the
-//! bytes to be the core's, call for call. Run alone it only checks that the calls are many and well formed.
+//! action, checkout digest, proof, documents) becomes one or more calls of the entry points every binding has,
+//! written with the core's answer to `$CURBI_DIFFERENTIAL_DIR/calls.jsonl` (default `target/differential`). Each
+//! binding then makes the same calls and writes what it got (scripts/differential.sh); `scripts/differential.py`
+//! requires the bytes to be the core's, call for call. Run alone it only checks that the calls are many and well
+//! formed.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
@@ -48,6 +49,7 @@ fn single(entry: &str, input: &str) -> String {
         "replay_regression" => api::replay_regression_json(b),
         "verify_checkout" => api::verify_checkout_json(b),
         "verify_action" => api::verify_action_json(b),
+        "checkout_digest" => api::checkout_digest_json(b),
         "verify_bundle" => api::verify_bundle_json(b),
         other => panic!("unknown entry {other}"),
     })
@@ -123,6 +125,12 @@ fn build() -> Vec<Value> {
     each_case("purchase", |id, group, case| {
         let entry = if group["check"] == "action" { "verify_action" } else { "verify_checkout" };
         calls.one(format!("{id}/{entry}"), entry, case["input"].to_string());
+        if let Some(checkout) = case["input"].get("checkout") {
+            calls.one(format!("{id}/checkout_digest"), "checkout_digest", checkout.to_string());
+        }
+    });
+    each_case("checkout_digest", |id, _, case| {
+        calls.one(format!("{id}/checkout_digest"), "checkout_digest", case["checkout"].as_str().unwrap().to_owned());
     });
     let index = common::load(&common::vectors().join("proof/cases.json"));
     for case in index["cases"].as_array().unwrap() {
@@ -165,15 +173,16 @@ fn differential_calls() {
     file.flush().unwrap();
     let count = |entry: &str| calls.iter().filter(|c| c["entry"] == entry).count();
     println!(
-        "differential calls: {} ({} check, {} policy_check, {} verify_bundle, {} verifier)",
+        "differential calls: {} ({} check, {} policy_check, {} checkout_digest, {} verify_bundle, {} verifier)",
         calls.len(),
         count("check"),
         count("policy_check"),
+        count("checkout_digest"),
         count("verify_bundle"),
         count("verifier")
     );
     // Every group contributes: a loader that found nothing would make the comparison vacuous.
-    for group in ["check/", "lint/", "regression/", "purchase/", "proof/", "documents/"] {
+    for group in ["check/", "lint/", "regression/", "purchase/", "checkout_digest/", "proof/", "documents/"] {
         assert!(calls.iter().any(|c| c["id"].as_str().unwrap().starts_with(group)), "no calls from {group}");
     }
 }

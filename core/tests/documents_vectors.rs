@@ -24,6 +24,7 @@ fn outcome(entry: &str, text: &str) -> Value {
         "replay_regression" => doc(api::replay_regression_json(b)),
         "verify_checkout" => doc(api::verify_checkout_json(b)),
         "verify_action" => doc(api::verify_action_json(b)),
+        "checkout_digest" => api::checkout_digest(b).map(|d| json!({"digest": d})),
         "verify_bundle" => doc(api::verify_bundle_json(b)),
         "verifier_options" => done(api::Verifier::from_json(b).map(drop)),
         other => panic!("unknown entry {other}"),

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use curbi::ErrorCode;
-use curbi::proof::encoding::{decode_hex, decode_std, hex, sha256};
+use curbi::encoding::{decode_hex, decode_std, hex, sha256};
 use curbi::proof::keys::{KeySet, SigningKey, VerifyingKey, verify_strict_bytes};
 use curbi::proof::merkle::{self, Hash, MerkleLog};
 use curbi::proof::note::{self, Checkpoint, Note, NoteError, NoteVerifier, SignatureKind};

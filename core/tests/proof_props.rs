@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use curbi::proof::encoding::sha256;
+use curbi::encoding::sha256;
 use curbi::proof::merkle::{self, Hash, MerkleError, MerkleLog};
 use proptest::prelude::*;
 

@@ -23,7 +23,12 @@ struct Cart {
     order_discount_pct: i64,
     ucp: bool,
     slack: i64,
+    /// ISO 4217 code; amounts are minor units whatever its exponent.
+    currency: &'static str,
 }
+
+/// Currencies of every exponent: 0 (JPY, KRW), 2 (USD, EUR), 3 (KWD, BHD), 4 (CLF).
+const CURRENCIES: [&str; 7] = ["USD", "EUR", "JPY", "KRW", "KWD", "BHD", "CLF"];
 
 fn line_spec() -> impl Strategy<Value = LineSpec> {
     (1..200_000i64, 1..6i64, 0..=100i64, 0..20_000i64).prop_map(|(unit, qty, discount_pct, tax)| LineSpec {
@@ -35,15 +40,22 @@ fn line_spec() -> impl Strategy<Value = LineSpec> {
 }
 
 fn cart() -> impl Strategy<Value = Cart> {
-    (prop::collection::vec(line_spec(), 1..6), 0..5_000i64, 0..=100i64, any::<bool>(), 0..10_000i64).prop_map(
-        |(lines, fulfillment, order_discount_pct, ucp, slack)| Cart {
+    (
+        prop::collection::vec(line_spec(), 1..6),
+        0..5_000i64,
+        0..=100i64,
+        any::<bool>(),
+        0..10_000i64,
+        prop::sample::select(CURRENCIES.to_vec()),
+    )
+        .prop_map(|(lines, fulfillment, order_discount_pct, ucp, slack, currency)| Cart {
             lines,
             fulfillment,
             order_discount_pct,
             ucp,
             slack,
-        },
-    )
+            currency,
+        })
 }
 
 fn entry(kind: &str, amount: i64) -> Value {
@@ -82,7 +94,7 @@ fn build(c: &Cart) -> (Value, i64) {
     let mut checkout = json!({
         "id": "cs_prop",
         "status": "ready_for_payment",
-        "currency": if c.ucp { "USD" } else { "usd" },
+        "currency": if c.ucp { c.currency.to_owned() } else { c.currency.to_lowercase() },
         "merchant": {"id": "merch_prop", "name": "Prop Store"},
         "line_items": lines,
         "totals": [entry("items_base_amount", base_sum), entry("items_discount", credit(disc_sum)),
@@ -94,7 +106,7 @@ fn build(c: &Cart) -> (Value, i64) {
         checkout["totals_convention"] = json!("ucp");
     }
     let mandate = json!({
-        "currency": "USD",
+        "currency": c.currency,
         "amount_range": {"max": total + c.slack},
         "merchants": [{"id": "merch_prop"}],
         "line_items": acceptable,
@@ -124,6 +136,58 @@ fn scale_checkout(req: &mut Value, k: i64) {
     for t in checkout["totals"].as_array_mut().unwrap() {
         mul(&mut t["amount"]);
     }
+}
+
+/// The documented totals arithmetic, worked independently of the checker: for each list, Σ base entries = unit ×
+/// quantity (lines), base + item discounts = subtotal, subtotal + charges − credits = total; the checkout's subtotal
+/// and base are the lines' sums; every line's tax, fee and discount is inside the checkout's entry of that type.
+fn adds_up(checkout: &Value) -> bool {
+    let ucp = checkout["totals_convention"] == "ucp";
+    // (base, items discount, subtotal, per-type after the subtotal, total), signed as they contribute.
+    let sums = |totals: &Value| {
+        let (mut base, mut disc, mut sub, mut total) = (None::<i64>, 0i64, 0i64, 0i64);
+        let mut after: Vec<(String, i64)> = Vec::new();
+        for t in totals.as_array().unwrap() {
+            let (kind, a) = (t["type"].as_str().unwrap(), t["amount"].as_i64().unwrap());
+            let credit = |a: i64| if ucp { a } else { -a };
+            match kind {
+                "items_base_amount" => base = Some(base.unwrap_or(0) + a),
+                "items_discount" => disc += credit(a),
+                "subtotal" => sub = a,
+                "total" => total = a,
+                "discount" | "store_credit" => after.push((kind.to_owned(), credit(a))),
+                _ => after.push((kind.to_owned(), a)),
+            }
+        }
+        (base, disc, sub, after, total)
+    };
+    let list_ok =
+        |base: Option<i64>, derived: Option<i64>, disc: i64, sub: i64, after: &[(String, i64)], total: i64| {
+            let base_ok = match (base, derived) {
+                (Some(b), Some(d)) => b == d,
+                _ => true,
+            };
+            let sub_ok = base.or(derived).is_none_or(|b| b + disc == sub);
+            base_ok && sub_ok && sub + after.iter().map(|a| a.1).sum::<i64>() == total
+        };
+    let (mut base_sum, mut sub_sum, mut line_after) = (0i64, 0i64, Vec::<(String, i64)>::new());
+    for line in checkout["line_items"].as_array().unwrap() {
+        let derived = line["unit_amount"].as_i64().unwrap() * line["quantity"].as_i64().unwrap();
+        let (base, disc, sub, after, total) = sums(&line["totals"]);
+        if !list_ok(base, Some(derived), disc, sub, &after, total) {
+            return false;
+        }
+        base_sum += base.unwrap_or(derived);
+        sub_sum += sub;
+        line_after.extend(after);
+    }
+    let (base, disc, sub, after, total) = sums(&checkout["totals"]);
+    let of = |list: &[(String, i64)], k: &str| list.iter().filter(|a| a.0 == k).map(|a| a.1).sum::<i64>();
+    let covered = line_after.iter().all(|(k, _)| {
+        let (lines, have) = (of(&line_after, k), of(&after, k));
+        if lines < 0 { have <= lines } else { have >= lines }
+    });
+    list_ok(base, base.map(|_| base_sum), disc, sub, &after, total) && sub == sub_sum && covered
 }
 
 fn codes(d: &Decision) -> Vec<&'static str> {
@@ -248,8 +312,42 @@ fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
     }
 }
 
+/// Signs `checkout` as UCP's AP2 extension does (EdDSA detached JWS over its RFC 8785 form without `ap2`) and
+/// returns the merchant key set that verifies it.
+fn sign_checkout(checkout: &mut Value) -> Value {
+    use curbi::encoding::encode_url;
+    let key = curbi::ed25519::SigningKey::from_seed(&[7u8; 32]);
+    let header = encode_url(br#"{"alg":"EdDSA","kid":"m1"}"#);
+    let payload = encode_url(curbi::jcs::canonicalize(checkout).expect("integers and strings only").as_bytes());
+    let signature = encode_url(&key.sign(format!("{header}.{payload}").as_bytes()));
+    checkout["ap2"] = json!({"merchant_authorization": format!("{header}..{signature}")});
+    json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": key.verifying_key().to_jwk_x(), "kid": "m1"}]})
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A signed checkout verifies; any one value changed after signing (a price, a name, an id, a total), anywhere
+    /// but in `ap2`, never verifies: the signature covers every member.
+    #[test]
+    fn a_signed_checkout_changed_anywhere_never_verifies(c in cart(), pick in any::<prop::sample::Index>()) {
+        let (mut req, _) = build(&c);
+        req["merchant_keys"] = sign_checkout(&mut req["checkout"]);
+        let d = verify_checkout_request(&req);
+        prop_assert_eq!(d.verdict(), Verdict::Allow, "{}", d.to_json());
+        let mut all = Vec::new();
+        pointers(&req["checkout"], "/checkout".to_owned(), &mut all);
+        let leaves: Vec<String> = all.into_iter().filter(|p| {
+            !p.starts_with("/checkout/ap2") && req.pointer(p).is_some_and(|v| v.is_string() || v.is_i64())
+        }).collect();
+        let p = pick.get(&leaves).clone();
+        let v = req.pointer_mut(&p).unwrap();
+        *v = match v.as_i64() { Some(n) => json!(n + 1), None => json!(format!("{}x", v.as_str().unwrap())) };
+        let d = verify_checkout_request(&req);
+        assert_well_formed(&d);
+        let invalid = d.reasons().iter().any(|r| r.code.as_str() == "merchant_authorization_invalid");
+        prop_assert!(invalid, "{} changed and the signature still verifies: {}", p, d.to_json());
+    }
 
     /// A cart built to satisfy every rule is ALLOWed (the generator and the documented rules agree).
     #[test]
@@ -257,6 +355,29 @@ proptest! {
         let (req, _) = build(&c);
         let d = verify_checkout_request(&req);
         prop_assert_eq!(d.verdict(), Verdict::Allow, "{}", d.to_json());
+    }
+
+    /// One minor unit more or less in any one amount of a valid checkout (a unit price or any total entry, in any
+    /// currency): the checker ALLOWs only if the arithmetic still adds up, worked out here by the documented rules;
+    /// never a silent ALLOW of a total that does not add up.
+    #[test]
+    fn one_minor_unit_off_never_allows_a_total_that_does_not_add_up(
+        c in cart(), pick in any::<prop::sample::Index>(), up in any::<bool>()
+    ) {
+        let (mut req, _) = build(&c);
+        prop_assert!(adds_up(&req["checkout"]));
+        let mut all = Vec::new();
+        pointers(&req["checkout"], "/checkout".to_owned(), &mut all);
+        let amounts: Vec<String> =
+            all.into_iter().filter(|p| p.ends_with("/amount") || p.ends_with("/unit_amount")).collect();
+        let p = pick.get(&amounts).clone();
+        let v = req.pointer(&p).and_then(Value::as_i64).unwrap();
+        *req.pointer_mut(&p).unwrap() = json!(if up { v + 1 } else { v - 1 });
+        let d = verify_checkout_request(&req);
+        assert_well_formed(&d);
+        if d.verdict() == Verdict::Allow {
+            prop_assert!(adds_up(&req["checkout"]), "ALLOW of totals that do not add up after {} at {}", v, p);
+        }
     }
 
     /// Scaling every amount of a valid ALLOW checkout beyond the cap never yields ALLOW.
@@ -354,6 +475,7 @@ fn the_generator_builds_what_the_docs_describe() {
         order_discount_pct: 0,
         ucp: false,
         slack: 0,
+        currency: "USD",
     };
     let (req, total) = build(&c);
     assert_eq!(total, 2380);

@@ -265,6 +265,20 @@ pub extern "C" fn curbi_verify_action(
     json_call(request_json, request_len, result_out, error_out, api::verify_action_json)
 }
 
+/// The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding): the checkout document in, its
+/// digest out as a JSON string (`"…"`: unpadded base64url of SHA-256 over the RFC 8785 checkout without `ap2`). A
+/// checkout the strict reader refuses, one that is not an object, or one with a number beyond the IEEE 754 doubles
+/// is `CURBI_STATUS_INVALID_INPUT`, with paths inside the checkout.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_checkout_digest(
+    checkout_json: *const u8,
+    checkout_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    json_call(checkout_json, checkout_len, result_out, error_out, api::checkout_digest_json)
+}
+
 /// Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
 /// `{"ok", "reason", "items", "head", "evidence", ...}` out (docs/PROOF.md). The caller's `keys` are the trust anchor.
 /// A rejected bundle is `CURBI_STATUS_OK` with `ok: false`; only unreadable JSON is `CURBI_STATUS_INVALID_INPUT`.

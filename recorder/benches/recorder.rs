@@ -37,6 +37,7 @@ fn request(key: &str) -> AttestRequest {
             amount: Some(500),
             currency: Some("USD".into()),
         },
+        checkout: None,
         step_up_confirmed: false,
     }
 }

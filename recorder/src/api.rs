@@ -12,8 +12,9 @@ use crate::keyfile;
 use crate::recorder::{AttestRequest, BundleRequest, Outcome, Recorder, RecorderOptions, Select};
 
 /// Every method [`Recorder::call_json`] answers.
-pub const METHODS: [&str; 11] = [
+pub const METHODS: [&str; 12] = [
     "grant",
+    "mandate",
     "attest",
     "confirm",
     "reconcile",
@@ -128,6 +129,9 @@ fn to_json<T: Serialize>(v: &T) -> Result<String, Error> {
 }
 
 fn attest_request(v: &Value) -> Result<AttestRequest, Error> {
+    if v.get("checkout").is_some() {
+        return purchase_request(v);
+    }
     let obj = object(v, "", &["tenant", "idempotency_key", "grant", "action", "step_up_confirmed"])?;
     let action =
         obj.get("action").ok_or_else(|| Error::new(ErrorCode::MissingField, "/action", "\"action\" is required"))?;
@@ -148,6 +152,28 @@ fn attest_request(v: &Value) -> Result<AttestRequest, Error> {
             amount,
             currency,
         },
+        checkout: None,
+        step_up_confirmed: boolean(obj, "", "step_up_confirmed")?.unwrap_or(false),
+    })
+}
+
+/// `{tenant, idempotency_key, mandate, agent, checkout, step_up_confirmed?}`: a purchase under a mandate. The
+/// operation, resource, amount and currency attested are the checkout's (`checkout.complete`, `checkout:<id>`).
+fn purchase_request(v: &Value) -> Result<AttestRequest, Error> {
+    let obj = object(v, "", &["tenant", "idempotency_key", "mandate", "agent", "checkout", "step_up_confirmed"])?;
+    let checkout = obj.get("checkout").cloned().unwrap_or_default();
+    Ok(AttestRequest {
+        grant: required(obj, "", "mandate")?,
+        mutation: Mutation {
+            tenant: required(obj, "", "tenant")?,
+            idempotency_key: required(obj, "", "idempotency_key")?,
+            agent: required(obj, "", "agent")?,
+            operation: crate::recorder::PURCHASE_OPERATION.into(),
+            resource: "checkout".into(),
+            amount: None,
+            currency: None,
+        },
+        checkout: Some(checkout),
         step_up_confirmed: boolean(obj, "", "step_up_confirmed")?.unwrap_or(false),
     })
 }
@@ -225,6 +251,7 @@ impl Recorder {
         let v = curbi::json::read(request)?;
         match method {
             "grant" => to_json(&self.grant(&v)?),
+            "mandate" => to_json(&self.mandate(&v)?),
             "attest" => to_json(&self.attest(&attest_request(&v)?)?),
             "confirm" | "reconcile" => {
                 let obj = object(&v, "", &["tenant", "idempotency_key", "outcome", "evidence"])?;

@@ -6,8 +6,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use curbi::encoding::{decode_url, encode_url};
 use curbi::proof::SigningKey;
-use curbi::proof::encoding::{decode_url, encode_url};
 use curbi::{Error, ErrorCode};
 use serde_json::Value;
 

@@ -9,14 +9,15 @@ use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use curbi::encoding::{decode_url, sha256};
 use curbi::proof::bundle::{Bundle, BundleItem, OlderHead};
-use curbi::proof::encoding::{decode_url, sha256};
 use curbi::proof::envelope::{Envelope, Kind, Limits, Status};
 use curbi::proof::gate::{self, Clock, FixedClock, GateError, Mutation};
 use curbi::proof::merkle::{Hash, consistency_proof_in, inclusion_proof_in, leaf_hash};
 use curbi::proof::note::{self, Checkpoint};
 use curbi::proof::{KeySet, SigningKey, TrustedKey, VerifyingKey};
-use curbi::purchase::{self, Timestamp, Verdict};
+use curbi::purchase::{self, Verdict};
+use curbi::time::Timestamp;
 use curbi::{Error, ErrorCode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -24,7 +25,7 @@ use serde_json::Value;
 use crate::failpoint;
 use crate::keyfile::LoadedKey;
 use crate::sqlite::SqliteStore;
-use crate::store::{ActionRow, ActionState, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
+use crate::store::{ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
 use crate::tree::Frontier;
 
 /// Most calls one commit groups.
@@ -92,8 +93,13 @@ impl RecorderOptions {
 /// One mutation to attest: who asks to do what under which grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttestRequest {
+    /// The grant, or with `checkout` the mandate.
     pub grant: String,
+    /// For a grant, the mutation asked for; for a purchase, its tenant, idempotency key and agent (the rest is the
+    /// checkout's: operation `checkout.complete`, resource `checkout:<id>`, its total and currency).
     pub mutation: Mutation,
+    /// A purchase under a mandate: the checkout to complete.
+    pub checkout: Option<Value>,
     /// The step-up the action check asked for was confirmed by the user; a DENY still refuses.
     pub step_up_confirmed: bool,
 }
@@ -642,6 +648,18 @@ fn grant_with_uses(document: &str, used: u64) -> Result<Value, Error> {
     Ok(v)
 }
 
+/// The operation a mandate's purchase is attested as (its resource: `checkout:<id>`).
+pub const PURCHASE_OPERATION: &str = "checkout.complete";
+
+/// The ledger the purchase check reads for a mandate: the recorder's own records of it.
+fn ledger_of(g: &GrantRow) -> Result<Value, Error> {
+    let mut ledger = serde_json::json!({"spent": g.spent, "reserved": g.reserved, "occurrences": g.used});
+    if let Some(t) = g.last_use {
+        ledger["last_occurrence_at"] = timestamp(t)?.to_rfc3339().into();
+    }
+    Ok(ledger)
+}
+
 /// The grant's `limits`, as an attestation carries them (already validated when the grant was registered).
 fn limits_of(grant: &Value) -> Limits {
     let l = grant.get("limits");
@@ -670,6 +688,8 @@ fn request_hash(r: &AttestRequest) -> Hash {
         &m.resource,
         &amount,
         m.currency.as_deref().unwrap_or(""),
+        // The checkout as read (its members sorted): the same cart however its JSON was written.
+        &r.checkout.as_ref().map(Value::to_string).unwrap_or_default(),
     ] {
         bytes.extend_from_slice(&(part.len() as u64).to_be_bytes());
         bytes.extend_from_slice(part.as_bytes());
@@ -685,33 +705,63 @@ impl Recorder {
     /// Registers a grant (the action check's grant document, with an `id` and without `used`: the recorder counts
     /// uses itself). The same id with the same document again is a replay; with another document, a conflict.
     pub fn grant(&self, document: &Value) -> Result<GrantInfo, Error> {
-        let obj = document.as_object().ok_or_else(|| curbi::json::wrong_type("", "a grant object", document))?;
+        self.register(GrantKind::Grant, document)
+    }
+
+    /// Registers a purchase mandate (docs/PURCHASE.md), with an `id`. Its ledger (what it spent, reserved and was
+    /// used for) is the recorder's own: a checkout attested under it is checked against that, never a host's.
+    pub fn mandate(&self, document: &Value) -> Result<GrantInfo, Error> {
+        self.register(GrantKind::Mandate, document)
+    }
+
+    fn register(&self, kind: GrantKind, document: &Value) -> Result<GrantInfo, Error> {
+        let what = kind.as_str();
+        let obj =
+            document.as_object().ok_or_else(|| curbi::json::wrong_type("", &format!("a {what} object"), document))?;
         let id = match obj.get("id") {
             Some(Value::String(s)) if !s.is_empty() && s.len() <= 256 => s.clone(),
             Some(v @ Value::String(_)) => {
-                return Err(err(ErrorCode::TooLong, "/id", format!("a grant id is 1 to 256 bytes, not {}", v)));
+                return Err(err(ErrorCode::TooLong, "/id", format!("a {what} id is 1 to 256 bytes, not {v}")));
             }
             Some(v) => return Err(curbi::json::wrong_type("/id", "a string", v)),
-            None => return Err(err(ErrorCode::MissingField, "/id", "a recorded grant needs an id")),
+            None => return Err(err(ErrorCode::MissingField, "/id", format!("a recorded {what} needs an id"))),
         };
-        if obj.contains_key("used") {
+        if kind == GrantKind::Grant && obj.contains_key("used") {
             return Err(err(ErrorCode::UnknownField, "/used", "the recorder counts a grant's uses itself"));
         }
-        // The action check reads it; a grant it cannot read would DENY every action.
-        let probe = purchase::verify_action(document, &serde_json::json!({}), timestamp(0)?);
+        // The check reads it; a grant or mandate it cannot read would DENY everything.
+        let (probe, prefix) = match kind {
+            GrantKind::Grant => (purchase::verify_action(document, &serde_json::json!({}), timestamp(0)?), "/grant"),
+            GrantKind::Mandate => {
+                (purchase::verify_checkout(document, &serde_json::json!({}), None, timestamp(0)?), "/mandate")
+            }
+        };
         let unreadable = ["malformed", "amount_invalid", "timestamp_invalid", "currency_unknown"];
         if let Some(r) =
-            probe.reasons().iter().find(|r| r.path.starts_with("/grant") && unreadable.contains(&r.code.as_str()))
+            probe.reasons().iter().find(|r| r.path.starts_with(prefix) && unreadable.contains(&r.code.as_str()))
         {
-            let path = r.path.strip_prefix("/grant").unwrap_or(&r.path);
+            let path = r.path.strip_prefix(prefix).unwrap_or(&r.path);
             return Err(err(ErrorCode::InvalidValue, path, format!("{}: {}", r.code.as_str(), r.message)));
         }
         let text = document.to_string();
         self.write(move |_, tx, _, batch| match tx.grant(&id)? {
-            Some(g) if g.document == text => Ok(GrantInfo { id: g.id, used: g.used }),
-            Some(_) => Err(err(ErrorCode::GrantConflict, "/id", format!("grant {id} exists with another document"))),
+            Some(g) if g.document == text && g.kind == kind => Ok(GrantInfo { id: g.id, used: g.used }),
+            Some(g) => Err(err(
+                ErrorCode::GrantConflict,
+                "/id",
+                format!("{} {id} exists with another document", g.kind.as_str()),
+            )),
             None => {
-                tx.insert_grant(&GrantRow { id: id.clone(), document: text.clone(), used: 0 }, batch.now)?;
+                let row = GrantRow {
+                    id: id.clone(),
+                    kind,
+                    document: text.clone(),
+                    used: 0,
+                    spent: 0,
+                    reserved: 0,
+                    last_use: None,
+                };
+                tx.insert_grant(&row, batch.now)?;
                 Ok(GrantInfo { id: id.clone(), used: 0 })
             }
         })
@@ -748,11 +798,38 @@ impl Recorder {
                 return serde_json::from_str(&a.answer)
                     .map_err(|e| err(ErrorCode::Corrupt, "", format!("a stored answer does not read: {e}")));
             }
+            let named = if request.checkout.is_some() { "/mandate" } else { "/grant" };
             let g = tx
                 .grant(&request.grant)?
-                .ok_or_else(|| err(ErrorCode::UnknownGrant, "/grant", format!("no grant {}", request.grant)))?;
-            let grant = grant_with_uses(&g.document, g.used)?;
-            let decision = purchase::verify_action(&grant, &gate::action_document(m), timestamp(batch.now)?);
+                .ok_or_else(|| err(ErrorCode::UnknownGrant, named, format!("no grant or mandate {}", request.grant)))?;
+            let now = timestamp(batch.now)?;
+            // The check runs on the recorder's own ledger: uses for a grant; spent, reserved and uses for a mandate.
+            let (decision, limits, charge) = match (g.kind, &request.checkout) {
+                (GrantKind::Grant, None) => {
+                    let grant = grant_with_uses(&g.document, g.used)?;
+                    (purchase::verify_action(&grant, &gate::action_document(m), now), limits_of(&grant), None)
+                }
+                (GrantKind::Mandate, Some(checkout)) => {
+                    let mandate = curbi::json::read_str(&g.document)?;
+                    let ledger = ledger_of(&g)?;
+                    let decision = purchase::verify_checkout(&mandate, checkout, Some(&ledger), now);
+                    (decision, Limits::default(), purchase::checkout_charge(checkout))
+                }
+                (GrantKind::Grant, Some(_)) => {
+                    return Err(err(
+                        ErrorCode::InvalidValue,
+                        "/mandate",
+                        format!("{} is a grant, not a mandate", g.id),
+                    ));
+                }
+                (GrantKind::Mandate, None) => {
+                    return Err(err(
+                        ErrorCode::InvalidValue,
+                        "/grant",
+                        format!("{} is a mandate: attest a checkout", g.id),
+                    ));
+                }
+            };
             let verdict = decision.verdict();
             let issue = verdict == Verdict::Allow || (verdict == Verdict::StepUp && request.step_up_confirmed);
             let mut answer =
@@ -760,7 +837,28 @@ impl Recorder {
             if !issue {
                 return Ok(answer);
             }
-            let attestation = gate::attestation_for(m, &limits_of(&grant), Some(&g.id), batch.now, r.attestation_ttl);
+            // A purchase attests the charge the check allowed: the checkout's total, in its currency.
+            let purchase_mutation;
+            let m = match (&request.checkout, charge) {
+                (None, _) => m,
+                (Some(_), Some(c)) => {
+                    let id =
+                        c.id.ok_or_else(|| err(ErrorCode::MissingField, "/checkout/id", "a checkout needs an id"))?;
+                    purchase_mutation = Mutation {
+                        operation: PURCHASE_OPERATION.into(),
+                        resource: format!("checkout:{id}"),
+                        amount: Some(c.total),
+                        currency: Some(c.currency),
+                        ..m.clone()
+                    };
+                    &purchase_mutation
+                }
+                (Some(_), None) => {
+                    return Err(err(ErrorCode::InvalidValue, "/checkout", "the checkout's total does not read"));
+                }
+            };
+            let reserved = request.checkout.as_ref().and(m.amount);
+            let attestation = gate::attestation_for(m, &limits, Some(&g.id), batch.now, r.attestation_ttl);
             attestation.check().map_err(|e| err(ErrorCode::InvalidValue, "/action", e.0))?;
             let envelope = batch.signer.sign(r, Kind::Attestation, attestation.to_payload())?;
             let compact = envelope.to_compact();
@@ -772,6 +870,7 @@ impl Recorder {
                 request_hash: hash,
                 grant: g.id.clone(),
                 state: ActionState::Attested,
+                reserved,
                 answer: text,
                 attestation: compact,
                 created: batch.now,
@@ -779,7 +878,11 @@ impl Recorder {
                 outcome_hash: None,
             })?;
             batch.hit("attest.stored");
-            tx.add_uses(&g.id, 1)?;
+            match reserved {
+                // A mandate's purchase reserves its total until it settles; a grant counts a use.
+                Some(amount) => tx.account(&g.id, 0, amount, None)?,
+                None => tx.add_uses(&g.id, 1)?,
+            }
             Ok(answer)
         })
     }
@@ -867,7 +970,10 @@ impl Recorder {
                 Outcome::NotPerformed => {
                     tx.settle_action(&tenant, &key, ActionState::Released, Some(&digest), batch.now)?;
                     batch.hit("settle.released");
-                    tx.add_uses(&a.grant, -1)?;
+                    match a.reserved {
+                        Some(amount) => tx.account(&a.grant, 0, -amount, None)?,
+                        None => tx.add_uses(&a.grant, -1)?,
+                    }
                     return Ok(Settled { status: "RELEASED".into(), seq: None, receipt: None });
                 }
                 Outcome::Done(e) => (Status::Done, e),
@@ -899,6 +1005,15 @@ impl Recorder {
             batch.hit("settle.appended");
             let state = if status == Status::Done { ActionState::Done } else { ActionState::Failed };
             tx.settle_action(&tenant, &key, state, Some(&digest), batch.now)?;
+            if let Some(amount) = a.reserved {
+                // A completed purchase is spent and counts as a use of its mandate; a failed one returns its reserve.
+                if status == Status::Done {
+                    tx.account(&a.grant, amount, -amount, Some(batch.now))?;
+                    tx.add_uses(&a.grant, 1)?;
+                } else {
+                    tx.account(&a.grant, 0, -amount, None)?;
+                }
+            }
             Ok(settled_of(&row))
         })
     }
@@ -1132,6 +1247,9 @@ impl Tx for Rehearsal<'_> {
         Ok(())
     }
     fn add_uses(&mut self, _: &str, _: i64) -> Result<(), Error> {
+        Ok(())
+    }
+    fn account(&mut self, _: &str, _: i64, _: i64, _: Option<i64>) -> Result<(), Error> {
         Ok(())
     }
     fn action(&self, tenant: &str, key: &str) -> Result<Option<ActionRow>, Error> {

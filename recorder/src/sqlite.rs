@@ -7,14 +7,18 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use curbi::proof::merkle::{Hash, NodeStore};
+use curbi::proof::merkle::{Hash, NodeStore, leaf_hash, node_hash};
 use curbi::{Error, ErrorCode};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 
-use crate::store::{ActionRow, ActionState, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
+use crate::store::{ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
 
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: &str = "1";
+
+/// Tree nodes below this level are not stored: they are hashes of at most 8 receipts the receipts table already
+/// has, computed when a proof needs them. Most appends then write no node row at all (one in 16 does).
+pub const STORED_FROM_LEVEL: u32 = 4;
 
 /// How long a writer waits for another process's write transaction before answering `busy`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -31,8 +35,12 @@ CREATE TABLE IF NOT EXISTS keys (
 CREATE UNIQUE INDEX IF NOT EXISTS keys_one_active ON keys ((expires IS NULL)) WHERE expires IS NULL;
 CREATE TABLE IF NOT EXISTS grants (
     id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('grant', 'mandate')),
     document TEXT NOT NULL,
     used INTEGER NOT NULL DEFAULT 0 CHECK (used >= 0),
+    spent INTEGER NOT NULL DEFAULT 0 CHECK (spent >= 0),
+    reserved INTEGER NOT NULL DEFAULT 0 CHECK (reserved >= 0),
+    last_use INTEGER,
     created INTEGER NOT NULL
 ) WITHOUT ROWID;
 -- A rowid table: its rows are large (the answer and the attestation), and receipts point at them by id.
@@ -43,6 +51,7 @@ CREATE TABLE IF NOT EXISTS actions (
     request_hash BLOB NOT NULL CHECK (length(request_hash) = 32),
     grant_id TEXT NOT NULL REFERENCES grants (id),
     state TEXT NOT NULL CHECK (state IN ('attested', 'held', 'done', 'failed', 'released')),
+    reserved INTEGER CHECK (reserved IS NULL OR reserved >= 0),
     answer TEXT NOT NULL,
     attestation TEXT NOT NULL,
     created INTEGER NOT NULL,
@@ -225,8 +234,8 @@ fn to_u64(v: i64) -> Result<u64, Error> {
     u64::try_from(v).map_err(|_| Error::new(ErrorCode::Corrupt, "", format!("a stored count is negative ({v})")))
 }
 
-const ACTION_COLUMNS: &str =
-    "tenant, idempotency_key, request_hash, grant_id, state, answer, attestation, created, updated, outcome_hash";
+const ACTION_COLUMNS: &str = "tenant, idempotency_key, request_hash, grant_id, state, answer, attestation, created, \
+     updated, outcome_hash, reserved";
 
 /// An action as read, before its state and hashes are checked: the row, its state text, its request hash and its
 /// outcome hash.
@@ -241,6 +250,7 @@ fn action_row(r: &Row<'_>) -> rusqlite::Result<RawAction> {
             request_hash: [0; 32],
             grant: r.get(3)?,
             state: ActionState::Attested,
+            reserved: r.get(10)?,
             answer: r.get(5)?,
             attestation: r.get(6)?,
             created: r.get(7)?,
@@ -299,10 +309,41 @@ impl NodeStore for SqliteTx<'_> {
     type Error = Error;
 
     fn node(&self, level: u32, index: u64) -> Result<Option<Hash>, Error> {
+        if level < STORED_FROM_LEVEL {
+            return self.low_node(level, index);
+        }
         let mut st = self.c.prepare_cached("SELECT hash FROM nodes WHERE level = ?1 AND idx = ?2").map_err(storage)?;
         let h: Option<Vec<u8>> =
             st.query_row(params![level, to_i64(index)?], |r| r.get(0)).optional().map_err(storage)?;
         h.map(hash_of).transpose()
+    }
+}
+
+impl SqliteTx<'_> {
+    /// A subtree below the stored levels, hashed from its receipts (at most 2^(STORED_FROM_LEVEL-1) of them, read in
+    /// one range scan); `None` when the log does not have all of them yet.
+    fn low_node(&self, level: u32, index: u64) -> Result<Option<Hash>, Error> {
+        let width = 1u64 << level;
+        let first = index.checked_mul(width).ok_or_else(|| Error::new(ErrorCode::OutOfRange, "", "node index"))?;
+        let mut st = self
+            .c
+            .prepare_cached("SELECT receipt FROM receipts WHERE seq >= ?1 AND seq < ?2 ORDER BY seq")
+            .map_err(storage)?;
+        let rows = st
+            .query_map(params![to_i64(first)?, to_i64(first + width)?], |r| r.get::<_, String>(0))
+            .map_err(storage)?;
+        let mut leaves = Vec::with_capacity(width as usize);
+        for r in rows {
+            leaves.push(leaf_hash(r.map_err(storage)?.as_bytes()));
+        }
+        if leaves.len() as u64 != width {
+            return Ok(None);
+        }
+        // Pairwise up to the subtree's root: RFC 9162's MTH of a complete aligned range.
+        while leaves.len() > 1 {
+            leaves = leaves.chunks(2).map(|p| node_hash(&p[0], &p[1])).collect();
+        }
+        Ok(leaves.pop())
     }
 }
 
@@ -351,17 +392,32 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn grant(&self, id: &str) -> Result<Option<GrantRow>, Error> {
-        let mut st = self.c.prepare_cached("SELECT id, document, used FROM grants WHERE id = ?1").map_err(storage)?;
-        let raw: Option<(String, String, i64)> =
-            st.query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional().map_err(storage)?;
-        raw.map(|(id, document, used)| Ok(GrantRow { id, document, used: to_u64(used)? })).transpose()
+        let mut st = self
+            .c
+            .prepare_cached("SELECT id, kind, document, used, spent, reserved, last_use FROM grants WHERE id = ?1")
+            .map_err(storage)?;
+        type Raw = (String, String, String, i64, i64, i64, Option<i64>);
+        let raw: Option<Raw> = st
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))
+            .optional()
+            .map_err(storage)?;
+        raw.map(|(id, kind, document, used, spent, reserved, last_use)| {
+            let kind = match kind.as_str() {
+                "grant" => GrantKind::Grant,
+                "mandate" => GrantKind::Mandate,
+                other => return Err(Error::new(ErrorCode::Corrupt, "", format!("unknown grant kind {other:?}"))),
+            };
+            Ok(GrantRow { id, kind, document, used: to_u64(used)?, spent, reserved, last_use })
+        })
+        .transpose()
     }
 
     fn insert_grant(&mut self, g: &GrantRow, at: i64) -> Result<(), Error> {
         self.c
             .execute(
-                "INSERT INTO grants (id, document, used, created) VALUES (?1, ?2, ?3, ?4)",
-                params![g.id, g.document, to_i64(g.used)?, at],
+                "INSERT INTO grants (id, kind, document, used, spent, reserved, last_use, created) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![g.id, g.kind.as_str(), g.document, to_i64(g.used)?, g.spent, g.reserved, g.last_use, at],
             )
             .map(|_| ())
             .map_err(storage)
@@ -372,6 +428,17 @@ impl Tx for SqliteTx<'_> {
         st.execute(params![id, delta]).map(|_| ()).map_err(storage)
     }
 
+    fn account(&mut self, id: &str, spent: i64, reserved: i64, last_use: Option<i64>) -> Result<(), Error> {
+        let mut st = self
+            .c
+            .prepare_cached(
+                "UPDATE grants SET spent = spent + ?2, reserved = reserved + ?3, last_use = coalesce(?4, last_use) \
+                 WHERE id = ?1",
+            )
+            .map_err(storage)?;
+        st.execute(params![id, spent, reserved, last_use]).map(|_| ()).map_err(storage)
+    }
+
     fn action(&self, tenant: &str, key: &str) -> Result<Option<ActionRow>, Error> {
         let sql = format!("SELECT {ACTION_COLUMNS} FROM actions WHERE tenant = ?1 AND idempotency_key = ?2");
         let mut st = self.c.prepare_cached(&sql).map_err(storage)?;
@@ -379,7 +446,8 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn insert_action(&mut self, a: &ActionRow) -> Result<(), Error> {
-        let sql = format!("INSERT INTO actions ({ACTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+        let sql =
+            format!("INSERT INTO actions ({ACTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
         let mut st = self.c.prepare_cached(&sql).map_err(storage)?;
         st.execute(params![
             a.tenant,
@@ -392,6 +460,7 @@ impl Tx for SqliteTx<'_> {
             a.created,
             a.updated,
             a.outcome_hash.as_ref().map(|h| h.as_slice()),
+            a.reserved,
         ])
         .map(|_| ())
         .map_err(storage)
@@ -448,7 +517,7 @@ impl Tx for SqliteTx<'_> {
         }
         let mut st =
             self.c.prepare_cached("INSERT INTO nodes (level, idx, hash) VALUES (?1, ?2, ?3)").map_err(storage)?;
-        for (level, idx, hash) in nodes {
+        for (level, idx, hash) in nodes.iter().filter(|(level, _, _)| *level >= STORED_FROM_LEVEL) {
             st.execute(params![level, to_i64(*idx)?, hash.as_slice()]).map_err(storage)?;
         }
         Ok(())

@@ -17,12 +17,37 @@ pub struct KeyRow {
     pub expires: Option<i64>,
 }
 
-/// A grant as registered: its document (the action check's grant without `used`) and the uses recorded against it.
+/// What a registered authority is: an action grant, or a purchase mandate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantKind {
+    Grant,
+    Mandate,
+}
+
+impl GrantKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GrantKind::Grant => "grant",
+            GrantKind::Mandate => "mandate",
+        }
+    }
+}
+
+/// A grant or mandate as registered: its document (without the ledger members: the recorder keeps those) and the
+/// ledger the recorder keeps for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrantRow {
     pub id: String,
+    pub kind: GrantKind,
     pub document: String,
+    /// Grants: actions attested and not released. Mandates: purchases completed (DONE).
     pub used: u64,
+    /// Mandates: minor units settled (DONE).
+    pub spent: i64,
+    /// Mandates: minor units attested and not yet settled.
+    pub reserved: i64,
+    /// Mandates: when the last purchase completed.
+    pub last_use: Option<i64>,
 }
 
 /// Where one action (a tenant and idempotency key) stands.
@@ -72,6 +97,8 @@ pub struct ActionRow {
     pub request_hash: Hash,
     pub grant: String,
     pub state: ActionState,
+    /// Mandate purchases: the amount reserved against the mandate's budget until the action settles.
+    pub reserved: Option<i64>,
     /// The attest answer exactly as first returned (replayed byte for byte).
     pub answer: String,
     /// The compact attestation.
@@ -120,6 +147,8 @@ pub trait Tx: NodeStore<Error = Error> {
     fn grant(&self, id: &str) -> Result<Option<GrantRow>, Error>;
     fn insert_grant(&mut self, grant: &GrantRow, at: i64) -> Result<(), Error>;
     fn add_uses(&mut self, id: &str, delta: i64) -> Result<(), Error>;
+    /// Moves a mandate's ledger: `spent` and `reserved` by their deltas, and the last use when given.
+    fn account(&mut self, id: &str, spent: i64, reserved: i64, last_use: Option<i64>) -> Result<(), Error>;
 
     fn action(&self, tenant: &str, idempotency_key: &str) -> Result<Option<ActionRow>, Error>;
     fn insert_action(&mut self, action: &ActionRow) -> Result<(), Error>;

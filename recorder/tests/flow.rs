@@ -176,6 +176,8 @@ fn the_schema_itself_refuses_a_second_receipt_gaps_and_rewrites() {
         [],
     )
     .expect("an action without a receipt may be added");
+    // Nodes are append-only: one may be added (a level-9 node no proof reads), none changed or removed.
+    c.execute("INSERT INTO nodes (level, idx, hash) VALUES (9, 0, zeroblob(32))", []).expect("a node may be added");
     for sql in [
         // A second receipt for the action that has one.
         "INSERT INTO receipts (seq, action, status, receipt, evidence, created) \
@@ -185,7 +187,8 @@ fn the_schema_itself_refuses_a_second_receipt_gaps_and_rewrites() {
          SELECT 5, id, 'DONE', 'x', x'', 0 FROM actions WHERE idempotency_key = 'two'",
         "UPDATE receipts SET receipt = 'x' WHERE seq = 0",
         "DELETE FROM receipts",
-        "UPDATE nodes SET hash = zeroblob(32)",
+        "UPDATE nodes SET hash = x'01' || zeroblob(31)",
+        "DELETE FROM nodes",
         "UPDATE heads SET note = 'x'",
         "UPDATE actions SET state = 'attested'",
     ] {

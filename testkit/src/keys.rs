@@ -1,7 +1,7 @@
 //! The published test keys: each an Ed25519 seed = SHA-256 of a documented text, so anyone can derive them. Every
 //! key set of the vectors tags them `curbi:test`, so a verifier refuses them unless the caller allows test keys.
 
-use curbi::proof::encoding::sha256;
+use curbi::encoding::sha256;
 use curbi::proof::keys::SigningKey;
 
 /// The seed text of the published test key: its Ed25519 seed is the SHA-256 of these bytes.

@@ -1,6 +1,7 @@
-// Lint, regression export and replay, and the purchase and action checks, run on their shared vectors
-// (vectors/lint, vectors/regression, vectors/purchase) through the addon.
+// Lint, regression export and replay, the purchase and action checks and the checkout digest, run on their shared
+// vectors (vectors/lint, vectors/regression, vectors/purchase, vectors/checkout_digest) through the addon.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { test } from 'node:test'
 
 import curbi from '../index.js'
@@ -92,4 +93,37 @@ test('purchase and action vectors through verifyCheckout and verifyAction, from 
   // Only unreadable JSON is an error: a document of the wrong shape is a DENY with its reasons.
   const odd = curbi.verifyAction(7)
   assert.deepEqual([odd.decision, odd.reasons[0]?.code], ['DENY', 'malformed'])
+})
+
+test('checkout digest vectors through checkoutDigest, each digest first hashed again with node:crypto', () => {
+  let ran = 0
+  for (const { file, doc } of groups('checkout_digest')) {
+    doc.cases.forEach((c, i) => {
+      const where = `${file}#${i} ${c.description}`
+      ran++
+      const { error } = c.expected
+      if (error) return assertCurbiError(() => curbi.checkoutDigest(c.checkout), error.code, error.path)
+      // The vector's digest is SHA-256 of its hand-written RFC 8785 text.
+      const sha = createHash('sha256').update(c.expected.canonical, 'utf8').digest('base64url')
+      assert.equal(sha, c.expected.digest, where)
+      // The checkout as JSON text, so 2.5e3 and the escapes reach the core as written.
+      assert.equal(curbi.checkoutDigest(c.checkout), c.expected.digest, where)
+    })
+  }
+  console.log(`node checkout_digest vectors: ${ran} ran`)
+  assert.ok(ran > 0, 'no checkout_digest vectors ran')
+})
+
+test('checkoutDigest pins the cart: that checkout ALLOWs, another item is mandate_scope_mismatch', () => {
+  const line = { id: 'li_1', item: { id: 'sku_1' }, quantity: 1, unit_amount: 4000 }
+  const totals = [{ type: 'subtotal', amount: 4000 }, { type: 'total', amount: 4000 }]
+  const checkout = { id: 'cs_1', status: 'ready_for_payment', currency: 'usd', merchant: { id: 'm_1' },
+    line_items: [{ ...line, totals }], totals }
+  const mandate = { currency: 'USD', amount_range: { max: 5000 }, user_cart_confirmation_required: false,
+    expires_at: '2026-12-31T00:00:00Z', checkout_digest: curbi.checkoutDigest(checkout) }
+  const decide = (c) => curbi.verifyCheckout({ mandate, checkout: c, now: '2026-11-20T12:00:00Z' })
+  assert.equal(decide(checkout).decision, 'ALLOW')
+  const other = { ...checkout, line_items: [{ ...line, item: { id: 'sku_2' }, totals }] }
+  const reasons = decide(other).reasons.map((r) => [r.code, r.path])
+  assert.deepEqual(reasons, [['mandate_scope_mismatch', '/mandate/checkout_digest']])
 })

@@ -17,6 +17,7 @@ const ENTRIES = {
   replay_regression: (t) => curbi.replayRegression(t),
   verify_checkout: (t) => curbi.verifyCheckout(t),
   verify_action: (t) => curbi.verifyAction(t),
+  checkout_digest: (t) => curbi.checkoutDigest(t),
   verify_bundle: (t) => curbi.verifyBundle(t),
   verifier_options: (t) => curbi.createVerifier(t) && { ok: true },
 }

@@ -3,6 +3,7 @@
 import {
   check,
   checkAsync,
+  checkoutDigest,
   compilePolicy,
   createVerifier,
   exportRegression,
@@ -80,7 +81,8 @@ const exported = exportRegression({ policy: doc, reply: 'Starter is $99.', title
 const holds: boolean = replayRegression(exported.regression).pass
 const decision: 'ALLOW' | 'DENY' | 'STEP_UP' = verifyCheckout('{"mandate":{},"checkout":{},"now":"x"}').decision
 const granted: false = verifyAction({ grant: {}, action: {}, now: 'x' }).authorizationGranted
-void [lint, holds, decision, granted]
+const digest: string = checkoutDigest('{"id":"cs_1"}')
+void [lint, holds, decision, granted, digest]
 
 try {
   compilePolicy({ prices: [{ item: '' }] })

@@ -13,6 +13,7 @@ const single = {
   replay_regression: curbi.replayRegression,
   verify_checkout: curbi.verifyCheckout,
   verify_action: curbi.verifyAction,
+  checkout_digest: curbi.checkoutDigest,
   verify_bundle: curbi.verifyBundle,
 }
 

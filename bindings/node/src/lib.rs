@@ -248,6 +248,13 @@ pub fn verify_action(env: Env, request: Unknown) -> napi::Result<Unknown<'static
     json_call(&env, request, "request", api::verify_action_json)
 }
 
+/// The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding): unpadded base64url of SHA-256 over
+/// its RFC 8785 form without `ap2`. Pass JSON text to hash the checkout's numbers as written (`2.5e3`, `100.0`).
+#[napi(ts_args_type = "checkout: object | string", ts_return_type = "string")]
+pub fn checkout_digest(env: Env, checkout: Unknown) -> napi::Result<Unknown<'static>> {
+    json_call(&env, checkout, "checkout", api::checkout_digest_json)
+}
+
 /// Verifies a Proof of Action bundle offline (docs/PROOF.md) on the libuv thread pool: `{bundle, keys, allowTest?,
 /// mode?, now?, known?, ...}` in, `{ok, reason, items, head, evidence, ...}` out. The caller's `keys` are the trust
 /// anchor. A rejected bundle resolves with `ok: false` and its reason; only text that is not JSON rejects. To verify

@@ -438,6 +438,13 @@ fn verify_action<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<
     json_function(py, request, api::verify_action_json)
 }
 
+/// The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding), as a `str`: unpadded base64url of
+/// SHA-256 over its RFC 8785 form without `ap2`. Pass the checkout as JSON text to hash its numbers as written.
+#[pyfunction]
+fn checkout_digest<'py>(py: Python<'py>, checkout: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    json_function(py, checkout, api::checkout_digest_json)
+}
+
 /// Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
 /// `{"ok", "reason", "items", "head", "evidence", ...}` out, with the GIL released. The caller's `keys` are the
 /// trust anchor. A rejected bundle is a result with `ok: False`; only unreadable JSON raises. To verify many bundles
@@ -510,6 +517,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay_regression, m)?)?;
     m.add_function(wrap_pyfunction!(verify_checkout, m)?)?;
     m.add_function(wrap_pyfunction!(verify_action, m)?)?;
+    m.add_function(wrap_pyfunction!(checkout_digest, m)?)?;
     m.add_function(wrap_pyfunction!(verify_bundle, m)?)?;
     m.add_function(wrap_pyfunction!(error_codes, m)?)?;
     m.add("CURRENT_CHECKER_VERSION", CheckerVersion::CURRENT.as_str())?;

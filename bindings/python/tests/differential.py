@@ -22,6 +22,7 @@ DOCUMENT_FUNCTIONS = {
     "replay_regression": curbi.replay_regression,
     "verify_checkout": curbi.verify_checkout,
     "verify_action": curbi.verify_action,
+    "checkout_digest": curbi.checkout_digest,
     "verify_bundle": curbi.verify_bundle,
 }
 

@@ -11,12 +11,12 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess}
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
-use super::encoding::{decode_std, decode_std_array, encode_std};
 use super::envelope::{Envelope, Kind};
 use super::json::{Container, Shaped, first_repeat, read_text, wrong_type, wrong_type_named};
 use super::keys::KeySet;
 use super::merkle::{HASH_LEN, Hash, MAX_PROOF_LEN};
 use super::note::{self, SignedCheckpoint};
+use crate::encoding::{decode_std, decode_std_array, encode_std};
 use crate::error::{Error, ErrorCode};
 use crate::pointer::{element, member};
 

@@ -13,9 +13,10 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::encoding::{decode_url, encode_url, hex};
-use super::keys::{MAX_KID_LEN, MAX_UNIX_SECONDS, SIGNATURE_LEN, SignatureError, SigningKey, VerifyingKey};
-use crate::purchase::money::{Currency, MAX_SAFE};
+use super::keys::{MAX_KID_LEN, MAX_UNIX_SECONDS};
+use crate::ed25519::{SIGNATURE_LEN, SignatureError, SigningKey, VerifyingKey};
+use crate::encoding::{decode_url, encode_url, hex};
+use crate::money::{Currency, MAX_SAFE};
 
 /// The attestation signing domain: the signed message is this prefix followed by the payload bytes.
 pub const ATTEST_DOMAIN: &str = "curbi-attest-v1.";

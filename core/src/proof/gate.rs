@@ -15,12 +15,15 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
 use super::bundle::{Bundle, BundleItem, OlderHead};
-use super::encoding::{hex, sha256};
 use super::envelope::{Attestation, Envelope, EnvelopeError, Kind, Limits, Receipt, Status};
-use super::keys::{KeySet, SigningKey, TrustedKey};
+use super::keys::{KeySet, TrustedKey};
 use super::merkle::{MerkleError, MerkleLog};
 use super::note::{self, Checkpoint, NoteError, NoteSigner};
-use crate::purchase::{self, Currency, Timestamp, Verdict};
+use crate::ed25519::SigningKey;
+use crate::encoding::{hex, sha256};
+use crate::money::Currency;
+use crate::purchase::{self, Verdict};
+use crate::time::Timestamp;
 
 /// Largest provider evidence accepted, in bytes.
 pub const MAX_EVIDENCE_BYTES: usize = 64 * 1024;

@@ -1,24 +1,17 @@
-//! Ed25519 keys: signing keys from a 32-byte seed, verifying keys that refuse weak and non-canonical points and
-//! verify with ed25519-dalek's `verify_strict` only, and the trusted key set: a strictly checked JWKS of OKP/Ed25519
-//! public keys (docs/PROOF.md §Keys), decoded once, with RFC 7638 thumbprint kids, validity windows and a test tag.
+//! The trusted key set: a strictly checked JWKS of OKP/Ed25519 public keys (docs/PROOF.md §Keys), decoded once, with
+//! RFC 7638 thumbprint kids, validity windows and a test tag. The keys themselves are `crate::ed25519`'s.
 
-use std::fmt;
-
-use ed25519_dalek::Signer as _;
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
-use super::encoding::{decode_url, encode_url, sha256};
 use super::json::{parse_strict, wrong_type};
+pub use crate::ed25519::{
+    KeyError, PUBLIC_KEY_LEN, SEED_LEN, SIGNATURE_LEN, SignatureError, SigningKey, VerifyingKey, verify_strict_bytes,
+};
+use crate::encoding::decode_url;
 use crate::error::{Error, ErrorCode};
 use crate::pointer::{element, member};
 
-/// Length of an Ed25519 seed (the RFC 8032 secret key).
-pub const SEED_LEN: usize = 32;
-/// Length of an Ed25519 public key.
-pub const PUBLIC_KEY_LEN: usize = 32;
-/// Length of an Ed25519 signature.
-pub const SIGNATURE_LEN: usize = 64;
 /// Most keys one key set may hold.
 pub const MAX_KEYS: usize = 256;
 /// Longest `kid`, in bytes.
@@ -37,150 +30,6 @@ pub const MEMBER_TEST: &str = "curbi:test";
 /// unprefixed window (`exp`, `curbi:expires`) can never be silently ignored.
 const JWK_MEMBERS: [&str; 10] =
     ["kty", "crv", "x", "kid", "alg", "use", "key_ops", MEMBER_NOT_BEFORE, MEMBER_EXPIRES, MEMBER_TEST];
-
-/// Why bytes are not a usable public key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum KeyError {
-    #[error("an Ed25519 public key is 32 bytes, not {0}")]
-    WrongLength(usize),
-    #[error("not the encoding of a point on edwards25519")]
-    NotAPoint,
-    #[error("a non-canonical encoding of its point")]
-    NonCanonical,
-    #[error("a weak key (a point of small order), for which a signature proves nothing")]
-    Weak,
-}
-
-impl KeyError {
-    /// The stable error code: `weak_key` for small-order points, `invalid_key` otherwise.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            KeyError::Weak => ErrorCode::WeakKey,
-            _ => ErrorCode::InvalidKey,
-        }
-    }
-}
-
-/// Why a signature was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum SignatureError {
-    #[error("an Ed25519 signature is 64 bytes, not {0}")]
-    WrongLength(usize),
-    #[error("the public key is not a point on edwards25519")]
-    BadPublicKey,
-    #[error("the signature does not verify")]
-    Invalid,
-}
-
-/// An Ed25519 signing key. Its seed is wiped from memory when it is dropped and never printed.
-#[derive(Clone)]
-pub struct SigningKey {
-    inner: ed25519_dalek::SigningKey,
-}
-
-impl SigningKey {
-    /// The key whose RFC 8032 secret key is `seed`.
-    pub fn from_seed(seed: &[u8; SEED_LEN]) -> SigningKey {
-        SigningKey { inner: ed25519_dalek::SigningKey::from_bytes(seed) }
-    }
-
-    /// Its public key.
-    pub fn verifying_key(&self) -> VerifyingKey {
-        VerifyingKey { inner: self.inner.verifying_key() }
-    }
-
-    /// The RFC 8032 Ed25519 signature of `message` (deterministic).
-    pub fn sign(&self, message: &[u8]) -> [u8; SIGNATURE_LEN] {
-        self.inner.sign(message).to_bytes()
-    }
-}
-
-impl fmt::Debug for SigningKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SigningKey").field("public", &self.verifying_key().to_jwk_x()).finish_non_exhaustive()
-    }
-}
-
-/// An Ed25519 public key that is a canonical encoding of a point of large order: weak and non-canonical keys
-/// cannot be constructed. Verification is ed25519-dalek's `verify_strict` and nothing else.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct VerifyingKey {
-    inner: ed25519_dalek::VerifyingKey,
-}
-
-impl VerifyingKey {
-    /// Decodes a public key, refusing non-points, non-canonical encodings and weak (small-order) points.
-    pub fn from_bytes(bytes: &[u8; PUBLIC_KEY_LEN]) -> Result<VerifyingKey, KeyError> {
-        let inner = ed25519_dalek::VerifyingKey::from_bytes(bytes).map_err(|_| KeyError::NotAPoint)?;
-        // dalek keeps the bytes it was given; re-encoding the point shows whether they were its one canonical form
-        // (y < p, and no sign bit on x = 0).
-        if inner.to_edwards().compress().as_bytes() != bytes {
-            return Err(KeyError::NonCanonical);
-        }
-        if inner.is_weak() {
-            return Err(KeyError::Weak);
-        }
-        Ok(VerifyingKey { inner })
-    }
-
-    /// [`VerifyingKey::from_bytes`] from a slice of any length.
-    pub fn from_slice(bytes: &[u8]) -> Result<VerifyingKey, KeyError> {
-        let array: &[u8; PUBLIC_KEY_LEN] = bytes.try_into().map_err(|_| KeyError::WrongLength(bytes.len()))?;
-        VerifyingKey::from_bytes(array)
-    }
-
-    /// The 32-byte encoding.
-    pub fn to_bytes(&self) -> [u8; PUBLIC_KEY_LEN] {
-        self.inner.to_bytes()
-    }
-
-    /// The 32-byte encoding, borrowed.
-    pub fn as_bytes(&self) -> &[u8; PUBLIC_KEY_LEN] {
-        self.inner.as_bytes()
-    }
-
-    /// Verifies `signature` over `message` with `verify_strict`: `S < L`, canonical `R`, no small-order `R` or key.
-    pub fn verify(&self, message: &[u8], signature: &[u8]) -> Result<(), SignatureError> {
-        let bytes: &[u8; SIGNATURE_LEN] =
-            signature.try_into().map_err(|_| SignatureError::WrongLength(signature.len()))?;
-        let signature = ed25519_dalek::Signature::from_bytes(bytes);
-        self.inner.verify_strict(message, &signature).map_err(|_| SignatureError::Invalid)
-    }
-
-    /// The JWK `x` member: unpadded base64url of the 32-byte encoding.
-    pub fn to_jwk_x(&self) -> String {
-        encode_url(self.as_bytes())
-    }
-
-    /// The RFC 7638 JWK thumbprint (SHA-256, base64url), Curbi's default `kid`.
-    pub fn thumbprint(&self) -> String {
-        // Required members only, lexicographic order, no whitespace (RFC 7638 §3.2, RFC 8037 §2).
-        let canonical = format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{}"}}"#, self.to_jwk_x());
-        encode_url(&sha256(canonical.as_bytes()))
-    }
-}
-
-impl fmt::Debug for VerifyingKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("VerifyingKey").field(&self.to_jwk_x()).finish()
-    }
-}
-
-impl std::hash::Hash for VerifyingKey {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_bytes().hash(state);
-    }
-}
-
-/// `verify_strict` over raw bytes with no key policy of ours: the key only has to decode to a point. This is the
-/// measured primitive of the public vectors (Wycheproof, CCTV's `dalek_verify_strict` column); trust decisions
-/// use [`VerifyingKey`], which also refuses non-canonical keys when they are loaded.
-pub fn verify_strict_bytes(public_key: &[u8], message: &[u8], signature: &[u8]) -> Result<(), SignatureError> {
-    let key: &[u8; PUBLIC_KEY_LEN] = public_key.try_into().map_err(|_| SignatureError::BadPublicKey)?;
-    let key = ed25519_dalek::VerifyingKey::from_bytes(key).map_err(|_| SignatureError::BadPublicKey)?;
-    let bytes: &[u8; SIGNATURE_LEN] = signature.try_into().map_err(|_| SignatureError::WrongLength(signature.len()))?;
-    key.verify_strict(message, &ed25519_dalek::Signature::from_bytes(bytes)).map_err(|_| SignatureError::Invalid)
-}
 
 /// One key of a key set: the decoded public key with its `kid`, validity window and test tag.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -532,6 +381,7 @@ fn check_window(not_before: Option<i64>, expires: Option<i64>, path: &str) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::encode_url;
 
     const RFC8032_TEST1_X: &str = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo";
 
@@ -647,17 +497,5 @@ mod tests {
         assert_eq!(err(&format!(r#"{{"keys":[{a},{b}]}}"#)), (ErrorCode::DuplicateKey, "/keys/1/kid".into()));
         let c = format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{RFC8032_TEST1_X}","kid":"other"}}"#);
         assert_eq!(err(&format!(r#"{{"keys":[{a},{c}]}}"#)), (ErrorCode::DuplicateKey, "/keys/1/x".into()));
-    }
-
-    #[test]
-    fn signing_and_verifying_round_trip() {
-        let sk = SigningKey::from_seed(&[42; 32]);
-        let vk = sk.verifying_key();
-        let sig = sk.sign(b"message");
-        assert_eq!(vk.verify(b"message", &sig), Ok(()));
-        assert_eq!(vk.verify(b"massage", &sig), Err(SignatureError::Invalid));
-        assert_eq!(vk.verify(b"message", &sig[..63]), Err(SignatureError::WrongLength(63)));
-        assert_eq!(VerifyingKey::from_bytes(vk.as_bytes()), Ok(vk));
-        assert_eq!(format!("{sk:?}"), format!("SigningKey {{ public: {:?}, .. }}", vk.to_jwk_x()));
     }
 }

@@ -5,11 +5,11 @@
 //!
 //! - [`merkle`]: SHA-256 leaf and node hashing, [`merkle::MerkleLog`], inclusion and consistency proofs, and their
 //!   verification with exact lengths, 32-byte hashes, checked arithmetic and a 64-element cap checked before work.
-//! - [`keys`]: [`keys::SigningKey`] from a 32-byte seed, [`keys::VerifyingKey`] (weak and non-canonical points
-//!   refused, `verify_strict` only) and [`keys::KeySet`], a strictly parsed JWKS decoded once.
+//! - [`keys`]: [`keys::KeySet`], a strictly parsed JWKS decoded once, of the Ed25519 keys of [`crate::ed25519`]
+//!   ([`keys::SigningKey`] from a 32-byte seed, [`keys::VerifyingKey`]: weak and non-canonical points refused,
+//!   `verify_strict` only).
 //! - [`note`]: C2SP `signed-note` text and signature lines, `tlog-checkpoint` bodies, Ed25519 note signatures and
 //!   `cosignature/v1` timestamped cosignatures; the Curbi checkpoint (origin `curbi-checkpoint-v1.…`).
-//! - [`encoding`]: strict base64 (one encoding per value), SHA-256 and hex.
 //! - [`envelope`]: attestations and receipts, their signing domains and compact form.
 //! - [`gate`]: the in-memory reference gate (grant → attest → confirm → receipt → log → checkpoint → bundle).
 //! - [`bundle`]: the `curbi.proof/0.1` bundle, written and read strictly.
@@ -18,7 +18,6 @@
 //! The test keys, fixtures and the generator of `vectors/proof/` are in the unpublished crate `curbi-testkit`.
 
 pub mod bundle;
-pub mod encoding;
 pub mod envelope;
 pub mod gate;
 pub mod keys;

@@ -5,9 +5,9 @@
 
 use std::fmt;
 
-use super::encoding::{decode_std, encode_std, sha256};
-use super::keys::{SignatureError, SigningKey, VerifyingKey};
 use super::merkle::Hash;
+use crate::ed25519::{SignatureError, SigningKey, VerifyingKey};
+use crate::encoding::{decode_std, encode_std, sha256};
 
 /// Largest note accepted, in bytes (text and signature lines).
 pub const MAX_NOTE_BYTES: usize = 64 * 1024;
@@ -678,7 +678,7 @@ pub fn sign_curbi_checkpoint(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proof::encoding::encode_url;
+    use crate::encoding::encode_url;
 
     fn curbi_checkpoint(size: u64) -> Checkpoint {
         Checkpoint::new("curbi-checkpoint-v1.example.com/log", size, [size as u8; 32]).expect("valid origin")

@@ -4,10 +4,10 @@
 use serde_json::Value;
 
 use super::decision::{Decision, Reason, ReasonCode};
-use super::money::Currency;
 use super::read::{Reader, quote};
-use super::time::Timestamp;
+use crate::money::Currency;
 use crate::pointer::member;
+use crate::time::Timestamp;
 
 /// `object` of an action decision.
 pub const ACTION_OBJECT: &str = "action_check";

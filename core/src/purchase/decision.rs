@@ -176,6 +176,22 @@ reason_codes! {
     CheckoutRequiresEscalation => "checkout_requires_escalation", StepUp;
     /// The checkout needs buyer authentication (`authentication_required`, e.g. 3-D Secure).
     CheckoutRequiresAuthentication => "checkout_requires_authentication", StepUp;
+    /// A recurring charge the checkout signs the user up for falls at or after the mandate's expiry.
+    RecurrenceBeyondExpiry => "recurrence_beyond_expiry", Deny;
+    /// The checkout shows discounts as applied that its totals do not subtract.
+    DiscountNotApplied => "discount_not_applied", Deny;
+    /// The checkout is not the one the user approved: the mandate's cart digest or an AP2 checkout mandate's
+    /// `checkout_hash` / `checkout_jwt` binds another (AP2 / UCP error code).
+    MandateScopeMismatch => "mandate_scope_mismatch", Deny;
+    /// A merchant signature (`merchant_authorization`, `checkout_jwt`) does not verify with the pinned merchant keys
+    /// (AP2 / UCP error code).
+    MerchantAuthorizationInvalid => "merchant_authorization_invalid", Deny;
+    /// Merchant keys are pinned and the checkout carries no `merchant_authorization` (AP2 / UCP error code).
+    MerchantAuthorizationMissing => "merchant_authorization_missing", Deny;
+    /// An ACP line discloses trial or recurring terms as text and the checkout states no `recurring` schedule.
+    RecurrenceDisclosed => "recurrence_disclosed", StepUp;
+    /// Fewer units of an AP2 `checkout.line_items` requirement than its quantity, which AP2 requires exactly.
+    ItemMissing => "item_missing", Deny;
 }
 
 /// One reason: why the decision is not ALLOW. `path` is an RFC 6901 pointer into the request

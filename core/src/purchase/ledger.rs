@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use super::money::Currency;
 use super::read::Reader;
-use super::time::Timestamp;
+use crate::money::Currency;
 use crate::pointer::member;
+use crate::time::Timestamp;
 
 /// The ledger as read; unreadable members are `None` (their reasons are recorded) and members not given are zero.
 #[derive(Debug, Clone, Default)]

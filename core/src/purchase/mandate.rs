@@ -6,10 +6,10 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::decision::ReasonCode;
-use super::money::Currency;
 use super::read::{Reader, quote, show};
-use super::time::Timestamp;
+use crate::money::Currency;
 use crate::pointer::{element, member};
+use crate::time::Timestamp;
 
 /// How often a recurring charge or a reuse of the mandate may happen (AP2 `payment.agent_recurrence.frequency`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -76,15 +76,33 @@ impl Frequency {
 
     /// The earliest next use after one at `last`; `None` for ON_DEMAND.
     pub fn next_after(self, last: Timestamp) -> Option<Timestamp> {
-        match self {
-            Frequency::OnDemand => None,
-            Frequency::Daily => Some(last.add_days(1)),
-            Frequency::Weekly => Some(last.add_days(7)),
-            Frequency::Biweekly => Some(last.add_days(14)),
-            Frequency::Monthly => Some(last.add_months(1)),
-            Frequency::Quarterly => Some(last.add_months(3)),
-            Frequency::Annually => Some(last.add_months(12)),
+        self.periods_after(last, 1)
+    }
+
+    /// `k` periods after `start` (computed in one step, so a clamped day does not drift from charge to charge);
+    /// `None` for ON_DEMAND, which has no period, and when it is beyond the year 9999, later than any RFC 3339 time.
+    pub fn periods_after(self, start: Timestamp, k: i64) -> Option<Timestamp> {
+        // Ten thousand years: in days and in months.
+        const MAX_DAYS: i64 = 3_652_500;
+        const MAX_MONTHS: i64 = 120_000;
+        let (days, months) = match self {
+            Frequency::OnDemand => return None,
+            Frequency::Daily => (1, 0),
+            Frequency::Weekly => (7, 0),
+            Frequency::Biweekly => (14, 0),
+            Frequency::Monthly => (0, 1),
+            Frequency::Quarterly => (0, 3),
+            Frequency::Annually => (0, 12),
+        };
+        if !(0..=MAX_DAYS).contains(&k) {
+            return None;
         }
+        if days > 0 {
+            let d = k * days;
+            return (d <= MAX_DAYS).then(|| start.add_days(d));
+        }
+        let m = k * months;
+        (m <= MAX_MONTHS).then(|| start.add_months(u32::try_from(m).unwrap_or(u32::MAX)))
     }
 }
 
@@ -120,6 +138,8 @@ pub(crate) struct AcceptableItem {
 /// AP2 `checkout.line_items` requirement: up to `quantity` units in total of any of the acceptable items.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ItemRequirement {
+    /// Pointer to the requirement.
+    pub(crate) path: String,
     pub(crate) id: String,
     pub(crate) acceptable_items: Vec<AcceptableItem>,
     pub(crate) quantity: i64,
@@ -161,8 +181,15 @@ pub(crate) struct Mandate {
     pub(crate) revoked: bool,
     /// `(path, type)` of each constraint this checker does not implement.
     pub(crate) other_constraints: Vec<(String, String)>,
-    /// Whether any of amount_range, budget, merchants or line_items was present.
+    /// Whether any of amount_range, budget, merchants, line_items or checkout_digest was present.
     pub(crate) machine_checkable: bool,
+    /// The approved cart: digest of the RFC 8785 checkout (see `binding::checkout_digest`).
+    pub(crate) checkout_digest: Option<String>,
+    /// Where the expiry and the start were read (`/mandate/expires_at`; AP2: `exp`, `execution_date`).
+    pub(crate) expires_path: String,
+    pub(crate) not_before_path: String,
+    /// AP2 `checkout.line_items`: each requirement's quantity must be bought exactly, not at most.
+    pub(crate) exact_quantities: bool,
 }
 
 const MANDATE_MEMBERS: &[&str] = &[
@@ -182,17 +209,28 @@ const MANDATE_MEMBERS: &[&str] = &[
     "expires_at",
     "revoked",
     "other_constraints",
+    "checkout_digest",
 ];
 
 /// Reads a mandate at `path` (normally `/mandate`). Returns `None` only when it is not an object at all.
 pub(crate) fn read_mandate(r: &mut Reader, v: &Value, path: &str) -> Option<Mandate> {
+    if super::ap2::is_ap2(v) {
+        return super::ap2::read_mandate(r, v, path);
+    }
     let m = r.object(v, path, MANDATE_MEMBERS, &[])?;
     let p = |k: &str| member(path, k);
-    let mut out = Mandate { user_cart_confirmation_required: true, ..Mandate::default() };
+    let mut out = Mandate {
+        user_cart_confirmation_required: true,
+        expires_path: p("expires_at"),
+        not_before_path: p("not_before"),
+        ..Mandate::default()
+    };
     out.id = m.get("id").and_then(|x| r.id(x, &p("id")));
     out.description = m.get("natural_language_description").and_then(|x| r.text(x, &p("natural_language_description")));
     out.currency = r.required(m, path, "currency").and_then(|x| r.currency(x, &p("currency")));
-    out.machine_checkable = ["amount_range", "budget", "merchants", "line_items"].iter().any(|k| m.contains_key(*k));
+    out.machine_checkable =
+        ["amount_range", "budget", "merchants", "line_items", "checkout_digest"].iter().any(|k| m.contains_key(*k));
+    out.checkout_digest = m.get("checkout_digest").and_then(|x| r.id(x, &p("checkout_digest")));
 
     if let Some(x) = m.get("amount_range") {
         let ap = p("amount_range");
@@ -277,7 +315,8 @@ pub(crate) fn read_merchants(r: &mut Reader, v: &Value, path: &str) -> Option<Ve
 
 /// `{"id": "...", "name": "..."}`.
 pub(crate) fn read_merchant(r: &mut Reader, v: &Value, path: &str) -> Option<MerchantRef> {
-    let m = r.object(v, path, &["id", "name"], &[])?;
+    // AP2's Merchant also has a website, for people.
+    let m = r.object(v, path, &["id", "name"], &["website"])?;
     let id = r.required(m, path, "id").and_then(|x| r.id(x, &member(path, "id")));
     let name = match m.get("name") {
         Some(x) => Some(r.text(x, &member(path, "name"))?),
@@ -286,7 +325,7 @@ pub(crate) fn read_merchant(r: &mut Reader, v: &Value, path: &str) -> Option<Mer
     Some(MerchantRef { id: id?, name })
 }
 
-fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRequirement>> {
+pub(crate) fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRequirement>> {
     let list = r.array(v, path, 1)?;
     let mut out = Vec::with_capacity(list.len());
     let mut ok = true;
@@ -340,9 +379,31 @@ fn read_requirements(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<ItemRe
             }
         }
         match (id, quantity, items_ok) {
-            (Some(id), Some(quantity), true) => out.push(ItemRequirement { id, acceptable_items: items, quantity }),
+            (Some(id), Some(quantity), true) => {
+                out.push(ItemRequirement { path: rp, id, acceptable_items: items, quantity })
+            }
             _ => ok = false,
         }
     }
     ok.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods_are_counted_from_the_start_in_one_step() {
+        let at = |s: &str| Timestamp::parse(s).ok();
+        let start = Timestamp::parse("2026-01-31T10:00:00Z").expect("valid time");
+        assert_eq!(Frequency::Monthly.periods_after(start, 1), at("2026-02-28T10:00:00Z"));
+        // Not Feb 28 + 1 month = Mar 28: the day does not drift.
+        assert_eq!(Frequency::Monthly.periods_after(start, 2), at("2026-03-31T10:00:00Z"));
+        assert_eq!(Frequency::Biweekly.periods_after(start, 2), at("2026-02-28T10:00:00Z"));
+        assert_eq!(Frequency::Annually.periods_after(start, 0), Some(start));
+        assert_eq!(Frequency::OnDemand.periods_after(start, 1), None);
+        assert_eq!(Frequency::Annually.periods_after(start, 10_001), None);
+        assert_eq!(Frequency::Daily.periods_after(start, i64::MAX), None);
+        assert_eq!(Frequency::Weekly.periods_after(start, -1), None);
+    }
 }

@@ -24,19 +24,20 @@
 //! ```
 
 mod action;
+mod ap2;
+mod binding;
 mod checkout;
 mod decision;
 mod ledger;
 mod mandate;
-pub mod money;
 mod read;
+mod recurrence;
 mod rules;
-pub mod time;
 mod totals;
+mod ucp;
 
 pub use action::{ACTION_OBJECT, ACTION_STEP_UP, resource_matches, verify_action, verify_action_request};
+pub use binding::checkout_digest;
 pub use decision::{Decision, Effect, Reason, ReasonCode, StepUp, Verdict};
 pub use mandate::Frequency;
-pub use money::Currency;
-pub use rules::{PURCHASE_OBJECT, PURCHASE_STEP_UP, verify_checkout, verify_checkout_request};
-pub use time::Timestamp;
+pub use rules::{Charge, PURCHASE_OBJECT, PURCHASE_STEP_UP, checkout_charge, verify_checkout, verify_checkout_request};

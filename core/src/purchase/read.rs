@@ -4,9 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::decision::{Reason, ReasonCode};
-use super::money::{self, AmountError, Currency, CurrencyError, MAX_SAFE};
-use super::time::{TimeError, Timestamp};
+use crate::money::{self, AmountError, Currency, CurrencyError, MAX_SAFE};
 use crate::pointer::{element, member, type_name};
+use crate::time::{TimeError, Timestamp};
 
 /// A value as compact JSON for a reason's `actual`, cut to 80 characters.
 pub(crate) fn show(v: &Value) -> String {

@@ -5,32 +5,34 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::checkout::{Checkout, read_checkout};
+use super::binding::{Binding, check_binding, read_checkout_mandate, read_keys};
+use super::checkout::{Beside, Checkout, Protocol, read_checkout};
 use super::decision::{Decision, Reason, ReasonCode};
 use super::ledger::{Ledger, read_ledger};
 use super::mandate::{AcceptableItem, Mandate, read_mandate};
-use super::money::{self, Currency, format_amount};
 use super::read::{Reader, quote};
-use super::time::Timestamp;
 use super::totals::{Located, TotalsOutcome, check_totals};
+use crate::money::{self, Currency, format_amount};
 use crate::pointer::member;
+use crate::time::Timestamp;
 
 /// `object` of a purchase decision.
 pub const PURCHASE_OBJECT: &str = "purchase_check";
 /// `stepUp.kind` of a purchase decision.
 pub const PURCHASE_STEP_UP: &str = "confirm_purchase";
 
-struct Ctx<'a> {
-    m: Option<&'a Mandate>,
-    c: Option<&'a Checkout>,
-    l: &'a Ledger,
-    now: Option<Timestamp>,
-    totals: &'a TotalsOutcome,
-    out: Vec<Reason>,
+/// What every rule reads, and the reasons found so far.
+pub(super) struct Ctx<'a> {
+    pub(super) m: Option<&'a Mandate>,
+    pub(super) c: Option<&'a Checkout>,
+    pub(super) l: &'a Ledger,
+    pub(super) now: Option<Timestamp>,
+    pub(super) totals: &'a TotalsOutcome,
+    pub(super) out: Vec<Reason>,
 }
 
 impl Ctx<'_> {
-    fn push(
+    pub(super) fn push(
         &mut self,
         code: ReasonCode,
         path: impl Into<String>,
@@ -42,7 +44,7 @@ impl Ctx<'_> {
     }
 
     /// The currency amounts can be compared in: the mandate's, when the checkout's is the same.
-    fn money(&self) -> Option<Currency> {
+    pub(super) fn money(&self) -> Option<Currency> {
         match (self.m?.currency, self.c?.currency) {
             (Some(a), Some(b)) if a == b => Some(a),
             _ => None,
@@ -65,7 +67,7 @@ impl Ctx<'_> {
             let message = format!("the mandate expired at {exp}; it is now {now}");
             self.push(
                 ReasonCode::MandateExpired,
-                "/mandate/expires_at",
+                m.expires_path.clone(),
                 format!("before {exp}"),
                 now.to_rfc3339(),
                 message,
@@ -77,7 +79,7 @@ impl Ctx<'_> {
             let message = format!("the mandate is valid from {nb}; it is now {now}");
             self.push(
                 ReasonCode::MandateNotYetValid,
-                "/mandate/not_before",
+                m.not_before_path.clone(),
                 format!("at or after {nb}"),
                 now.to_rfc3339(),
                 message,
@@ -120,25 +122,27 @@ impl Ctx<'_> {
     fn checkout_state(&mut self) {
         let Some(c) = self.c else { return };
         if let Some(status) = &c.status {
-            let hit = match status.as_str() {
-                "ready_for_payment" => None,
-                "completed" => Some((ReasonCode::CheckoutCompleted, "the checkout is already completed")),
-                "canceled" => Some((ReasonCode::CheckoutCanceled, "the checkout was canceled")),
-                "expired" => Some((ReasonCode::CheckoutExpired, "the checkout has expired")),
-                "incomplete" | "not_ready_for_payment" | "in_progress" | "complete_in_progress" => {
-                    Some((ReasonCode::CheckoutNotReady, "the checkout is not ready for payment"))
+            let ready = c.protocol.ready_status();
+            let hit = match (c.protocol, status.as_str()) {
+                (_, s) if s == ready => None,
+                // UCP's lifecycle: incomplete, requires_escalation, ready_for_complete, complete_in_progress,
+                // completed, canceled. Another protocol's status is unknown here.
+                (Protocol::Ucp, "completed") => {
+                    Some((ReasonCode::CheckoutCompleted, "the checkout is already completed"))
                 }
-                "requires_escalation" | "pending_approval" => {
-                    Some((ReasonCode::CheckoutRequiresEscalation, "the merchant needs the buyer to take over"))
+                (Protocol::Ucp, "canceled") => Some((ReasonCode::CheckoutCanceled, "the checkout was canceled")),
+                (Protocol::Ucp, "incomplete" | "complete_in_progress") => {
+                    Some((ReasonCode::CheckoutNotReady, "the checkout is not ready to complete"))
                 }
-                "authentication_required" => {
-                    Some((ReasonCode::CheckoutRequiresAuthentication, "the buyer must authenticate (e.g. 3-D Secure)"))
+                (Protocol::Ucp, "requires_escalation") => {
+                    Some((ReasonCode::CheckoutRequiresEscalation, "the business needs the buyer to take over"))
                 }
-                _ => Some((ReasonCode::CheckoutStatusUnknown, "unknown checkout status")),
+                (Protocol::Ucp, _) => Some((ReasonCode::CheckoutStatusUnknown, "unknown UCP checkout status")),
+                (Protocol::Acp, s) => acp_status(s),
             };
             if let Some((code, why)) = hit {
                 let message = format!("{why} (status {})", quote(status));
-                self.push(code, "/checkout/status", "\"ready_for_payment\"", quote(status), message);
+                self.push(code, "/checkout/status", quote(ready), quote(status), message);
             }
         }
         if let (Some(exp), Some(now)) = (c.expires_at, self.now)
@@ -154,7 +158,29 @@ impl Ctx<'_> {
             );
         }
     }
+}
 
+/// ACP's statuses (2026-04-17): `ready_for_payment` passes; the others are refused or stepped up by what they mean.
+fn acp_status(status: &str) -> Option<(ReasonCode, &'static str)> {
+    match status {
+        "ready_for_payment" => None,
+        "completed" => Some((ReasonCode::CheckoutCompleted, "the checkout is already completed")),
+        "canceled" => Some((ReasonCode::CheckoutCanceled, "the checkout was canceled")),
+        "expired" => Some((ReasonCode::CheckoutExpired, "the checkout has expired")),
+        "incomplete" | "not_ready_for_payment" | "in_progress" | "complete_in_progress" => {
+            Some((ReasonCode::CheckoutNotReady, "the checkout is not ready for payment"))
+        }
+        "requires_escalation" | "pending_approval" => {
+            Some((ReasonCode::CheckoutRequiresEscalation, "the merchant needs the buyer to take over"))
+        }
+        "authentication_required" => {
+            Some((ReasonCode::CheckoutRequiresAuthentication, "the buyer must authenticate (e.g. 3-D Secure)"))
+        }
+        _ => Some((ReasonCode::CheckoutStatusUnknown, "unknown checkout status")),
+    }
+}
+
+impl Ctx<'_> {
     fn currencies(&mut self) {
         let (Some(m), Some(c)) = (self.m, self.c) else { return };
         if let (Some(a), Some(b)) = (m.currency, c.currency)
@@ -193,14 +219,21 @@ impl Ctx<'_> {
         } else {
             format!("one of {}", ids.join(", "))
         };
-        self.push(ReasonCode::MerchantNotAllowed, "/checkout/merchant/id", expected, quote(&merchant.id), message);
+        self.push(
+            ReasonCode::MerchantNotAllowed,
+            member(&c.merchant_path, "id"),
+            expected,
+            quote(&merchant.id),
+            message,
+        );
     }
 
     fn items(&mut self) {
         let (Some(m), Some(c)) = (self.m, self.c) else { return };
         let Some(reqs) = &m.line_items else { return };
         let money = self.money();
-        let mut counted: Vec<(i64, Option<String>)> = vec![(0, None); reqs.len()];
+        // Quantities in units of 10^-15 (UCP's finest scale), so that lines of different scales add up exactly.
+        let mut counted: Vec<(i128, Option<String>)> = vec![(0, None); reqs.len()];
         // Item ids are unique across requirements (the mandate reader refuses duplicates).
         let by_id: HashMap<&str, (usize, &AcceptableItem)> = reqs
             .iter()
@@ -221,7 +254,7 @@ impl Ctx<'_> {
             };
             if let Some(q) = line.quantity {
                 let entry = &mut counted[ri];
-                entry.0 = entry.0.saturating_add(q);
+                entry.0 = entry.0.saturating_add(fine_quantity(q, line.scale));
                 entry.1.get_or_insert_with(|| member(&line.path, "quantity"));
             }
             let (Some(approved), Some(cur)) = (acceptable.unit_amount, money) else { continue };
@@ -270,18 +303,24 @@ impl Ctx<'_> {
             }
         }
         for (req, (n, path)) in reqs.iter().zip(counted) {
+            let wanted = fine_quantity(req.quantity, 0);
+            if m.exact_quantities && n < wanted {
+                let n = show_fine(n);
+                let message = format!(
+                    "{n} unit(s) of requirement {}; the mandate requires exactly {} (AP2 checkout.line_items)",
+                    quote(&req.id),
+                    req.quantity
+                );
+                let path = member(&req.path, "quantity");
+                self.push(ReasonCode::ItemMissing, path, format!("exactly {}", req.quantity), n, message);
+            }
             if let Some(path) = path
-                && n > req.quantity
+                && n > wanted
             {
+                let n = show_fine(n);
                 let message =
                     format!("{n} unit(s) of requirement {}; the mandate allows {}", quote(&req.id), req.quantity);
-                self.push(
-                    ReasonCode::ItemQuantityExceeded,
-                    path,
-                    format!("at most {}", req.quantity),
-                    n.to_string(),
-                    message,
-                );
+                self.push(ReasonCode::ItemQuantityExceeded, path, format!("at most {}", req.quantity), n, message);
             }
         }
     }
@@ -291,20 +330,7 @@ impl Ctx<'_> {
         let Some((t, cur)) = self.total() else { return };
         let t = t.clone();
         if let Some(range) = m.amount_range {
-            if t.amount > range.max {
-                let message = format!(
-                    "the total {} is above the mandate's maximum {}",
-                    cur.format(t.amount),
-                    cur.format(range.max)
-                );
-                self.push(
-                    ReasonCode::AmountOverCap,
-                    t.path.clone(),
-                    format!("at most {}", cur.format(range.max)),
-                    cur.format(t.amount),
-                    message,
-                );
-            }
+            self.above_max(ReasonCode::AmountOverCap, "the total", t.amount, t.path.clone(), range.max, cur);
             if let Some(min) = range.min
                 && t.amount < min
             {
@@ -319,146 +345,10 @@ impl Ctx<'_> {
                 );
             }
         }
-        if let Some(threshold) = m.confirmation_threshold
-            && t.amount >= threshold
-        {
-            let message = format!(
-                "the total {} is at or above the confirmation threshold {}",
-                cur.format(t.amount),
-                cur.format(threshold)
-            );
-            self.push(
-                ReasonCode::ConfirmationThreshold,
-                t.path.clone(),
-                format!("below {}", cur.format(threshold)),
-                cur.format(t.amount),
-                message,
-            );
+        if let Some(threshold) = m.confirmation_threshold {
+            self.threshold("the total", t.amount, t.path.clone(), threshold, cur);
         }
         self.budget(m, &t, cur);
-    }
-
-    fn budget(&mut self, m: &Mandate, t: &Located, cur: Currency) {
-        let (Some(c), Some(budget)) = (self.c, m.budget) else { return };
-        let (Some(spent), Some(reserved)) = (self.l.spent, self.l.reserved) else { return };
-        if self.l.has_currency && self.l.currency != Some(cur) {
-            return;
-        }
-        if c.has_recurring && c.recurring.is_none() {
-            return;
-        }
-        // Committed future charges: None means unbounded (until canceled, or beyond any representable amount).
-        let future = match c.recurring {
-            None => Some(0),
-            Some(rc) if rc.amount == 0 => Some(0),
-            Some(rc) => rc.occurrences.and_then(|n| money::mul(rc.amount, n).ok()),
-        };
-        let committed = future.and_then(|f| money::sum([spent, reserved, t.amount, f]).ok());
-        let mut actual =
-            format!("{} spent + {} reserved + {} now", cur.format(spent), cur.format(reserved), cur.format(t.amount));
-        match (future, c.recurring) {
-            (Some(f), Some(_)) if f > 0 => actual.push_str(&format!(" + {} in future charges", cur.format(f))),
-            (None, Some(rc)) if rc.occurrences.is_none() => actual.push_str(" + future charges until canceled"),
-            (None, _) => actual.push_str(" + future charges beyond any representable amount"),
-            _ => {}
-        }
-        if committed.is_none_or(|x| x > budget) {
-            let message = format!("{actual} exceeds the budget of {}", cur.format(budget));
-            self.push(
-                ReasonCode::BudgetExceeded,
-                t.path.clone(),
-                format!("at most {} in all", cur.format(budget)),
-                actual,
-                message,
-            );
-        }
-    }
-
-    fn recurrence(&mut self) {
-        let (Some(m), Some(c)) = (self.m, self.c) else { return };
-        if let Some(rc) = c.recurring {
-            if !m.has_recurrence {
-                let what =
-                    if rc.trial { "a trial that converts to a paid recurring charge" } else { "a recurring charge" };
-                let amount = format_amount(c.currency, rc.amount);
-                let message = format!(
-                    "the checkout signs the user up for {what} of {amount} {}, and the mandate gives no recurrence permission",
-                    rc.frequency.words()
-                );
-                self.push(
-                    ReasonCode::RecurrenceNotPermitted,
-                    "/checkout/recurring",
-                    "a mandate with recurrence",
-                    format!("{amount} {}", rc.frequency.words()),
-                    message,
-                );
-            }
-            if let Some(rec) = m.recurrence
-                && !rec.frequency.allows(rc.frequency)
-            {
-                let message = format!(
-                    "charges {} are more frequent than the mandate allows ({})",
-                    rc.frequency.words(),
-                    rec.frequency.words()
-                );
-                self.push(
-                    ReasonCode::RecurrenceFrequencyExceeded,
-                    "/checkout/recurring/frequency",
-                    rec.frequency.as_str(),
-                    rc.frequency.as_str(),
-                    message,
-                );
-            }
-            if let (Some(range), Some(cur)) = (m.amount_range, self.money())
-                && rc.amount > range.max
-            {
-                let message = format!(
-                    "each future charge of {} is above the mandate's maximum {}",
-                    cur.format(rc.amount),
-                    cur.format(range.max)
-                );
-                self.push(
-                    ReasonCode::FutureChargeOverCap,
-                    "/checkout/recurring/amount",
-                    format!("at most {}", cur.format(range.max)),
-                    cur.format(rc.amount),
-                    message,
-                );
-            }
-        }
-        // Uses of the mandate recorded in the ledger. Without recurrence a mandate is good for one use.
-        if let Some(used) = self.l.occurrences {
-            let max = if m.has_recurrence { m.recurrence.and_then(|r| r.max_occurrences) } else { Some(1) };
-            if let Some(max) = max
-                && used >= max
-            {
-                let why = if m.has_recurrence { "its max_occurrences" } else { "one use (it has no recurrence)" };
-                let message = format!("the mandate has been used {used} time(s) and allows {why}");
-                self.push(
-                    ReasonCode::RecurrenceCountExceeded,
-                    "/ledger/occurrences",
-                    format!("fewer than {max} earlier use(s)"),
-                    used.to_string(),
-                    message,
-                );
-            }
-        }
-        if let (Some(rec), Some(last), Some(now)) = (m.recurrence, self.l.last_occurrence_at, self.now)
-            && let Some(next) = rec.frequency.next_after(last)
-            && now < next
-        {
-            let message = format!(
-                "the last use was at {last}; with {} recurrence the next may be at {next}",
-                rec.frequency.as_str()
-            );
-            self.push(
-                ReasonCode::RecurrenceFrequencyExceeded,
-                "/ledger/last_occurrence_at",
-                format!("now at or after {next}"),
-                now.to_rfc3339(),
-                message,
-            );
-        }
     }
 
     fn payment(&mut self) {
@@ -477,7 +367,7 @@ impl Ctx<'_> {
                 };
                 self.push(
                     ReasonCode::InstrumentNotAllowed,
-                    "/checkout/payment/instrument_id",
+                    member(&c.payment_path, "instrument_id"),
                     expected,
                     actual,
                     message,
@@ -566,6 +456,24 @@ impl Ctx<'_> {
     }
 }
 
+/// A quantity of steps of 10^-scale units, in steps of 10^-15.
+fn fine_quantity(q: i64, scale: u32) -> i128 {
+    i128::from(q).saturating_mul(10i128.pow(15u32.saturating_sub(scale)))
+}
+
+/// A fine quantity as people read it: `3`, `1.25`.
+fn show_fine(n: i128) -> String {
+    show_quantity(n, 15)
+}
+
+/// `q` steps of 10^-scale as a decimal without trailing zeros: (1250, 3) is `1.25`.
+fn show_quantity(q: impl Into<i128>, scale: u32) -> String {
+    let (q, d) = (q.into(), 10i128.pow(scale));
+    let frac = format!("{:0width$}", q % d, width = scale as usize);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() { (q / d).to_string() } else { format!("{}.{frac}", q / d) }
+}
+
 /// One line for the user: merchant, items, total and future charges.
 fn summary(c: Option<&Checkout>, totals: &TotalsOutcome) -> String {
     let Some(c) = c else { return "a checkout that could not be read".to_owned() };
@@ -580,7 +488,7 @@ fn summary(c: Option<&Checkout>, totals: &TotalsOutcome) -> String {
         .lines
         .iter()
         .map(|l| match l.quantity {
-            Some(q) => format!("{q} × {}", l.label),
+            Some(q) => format!("{} × {}", show_quantity(q, l.scale), l.label),
             None => l.label.clone(),
         })
         .collect();
@@ -606,12 +514,22 @@ pub(crate) fn evaluate(
     checkout: Option<&Value>,
     ledger: Option<&Value>,
     now: Option<Timestamp>,
+    pins: Pins<'_>,
     reader: Reader,
 ) -> Decision {
     let mut r = reader;
     let m = mandate.and_then(|v| read_mandate(&mut r, v, "/mandate"));
-    let c = checkout.and_then(|v| read_checkout(&mut r, v, "/checkout"));
+    let c = checkout.and_then(|v| read_checkout(&mut r, v, "/checkout", pins.beside));
     let l = read_ledger(&mut r, ledger, "/ledger");
+    let binding = Binding {
+        digest: m.as_ref().and_then(|m| m.checkout_digest.clone()),
+        checkout_mandate: pins.checkout_mandate.and_then(|v| read_checkout_mandate(&mut r, v, "/checkout_mandate")),
+        keys: pins.merchant_keys.and_then(|v| read_keys(&mut r, v, "/merchant_keys")),
+        checkout: if c.is_some() { checkout } else { None },
+        merchant_authorization: c.as_ref().and_then(|c| c.merchant_authorization.clone()),
+    };
+    // Pinned keys that could not be read already deny; without them no signature is checked.
+    check_binding(&mut r, &binding, now);
     let mut reasons = r.reasons;
     let totals = c.as_ref().map(|c| check_totals(c, &mut reasons)).unwrap_or_default();
     let mut cx = Ctx { m: m.as_ref(), c: c.as_ref(), l: &l, now, totals: &totals, out: reasons };
@@ -622,26 +540,72 @@ pub(crate) fn evaluate(
     cx.items();
     cx.amounts();
     cx.recurrence();
+    cx.schedules();
     cx.payment();
     cx.refundability();
     let out = cx.out;
     Decision::from_reasons(PURCHASE_OBJECT, PURCHASE_STEP_UP, out, || summary(c.as_ref(), &totals))
 }
 
+/// What a checkout charges, as a recorder attests it: its id, its merchant's id, its total (minor units) and its
+/// currency, read as the purchase check reads them (the protocol detected the same way).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Charge {
+    pub id: Option<String>,
+    pub merchant: Option<String>,
+    pub total: i64,
+    pub currency: String,
+}
+
+/// The [`Charge`] of `checkout`; `None` when its currency or total does not read (the purchase check DENYs it then).
+pub fn checkout_charge(checkout: &Value) -> Option<Charge> {
+    let mut r = Reader::default();
+    let c = read_checkout(&mut r, checkout, "/checkout", Beside::default())?;
+    let total = check_totals(&c, &mut Vec::new()).total?.amount;
+    Some(Charge { id: c.id, merchant: c.merchant.map(|m| m.id), total, currency: c.currency?.code().to_string() })
+}
+
 /// Decides whether `checkout` is within what `mandate` authorised, given what `ledger` records (None: nothing yet),
 /// at `now`. Never panics and never fails: anything unreadable is a DENY reason.
 pub fn verify_checkout(mandate: &Value, checkout: &Value, ledger: Option<&Value>, now: Timestamp) -> Decision {
-    evaluate(Some(mandate), Some(checkout), ledger, Some(now), Reader::default())
+    evaluate(Some(mandate), Some(checkout), ledger, Some(now), Pins::default(), Reader::default())
+}
+
+/// What a request may pin besides the mandate: an AP2 closed checkout mandate, and the merchant's keys.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Pins<'a> {
+    pub(crate) checkout_mandate: Option<&'a Value>,
+    pub(crate) merchant_keys: Option<&'a Value>,
+    pub(crate) beside: Beside<'a>,
 }
 
 /// Decides a purchase request document `{"mandate", "checkout", "ledger"?, "now"}` (the vector and CLI format).
 pub fn verify_checkout_request(request: &Value) -> Decision {
     let mut r = Reader::default();
-    let Some(top) = r.object(request, "", &["mandate", "checkout", "ledger", "now"], &[]) else {
+    let members = [
+        "mandate",
+        "checkout",
+        "ledger",
+        "now",
+        "checkout_mandate",
+        "merchant_keys",
+        "protocol",
+        "merchant",
+        "payment",
+        "recurring",
+    ];
+    let Some(top) = r.object(request, "", &members, &[]) else {
         return Decision::from_reasons(PURCHASE_OBJECT, PURCHASE_STEP_UP, r.reasons, String::new);
     };
     let mandate = r.required(top, "", "mandate");
     let checkout = r.required(top, "", "checkout");
     let now = super::read::read_now(&mut r, top);
-    evaluate(mandate, checkout, top.get("ledger"), now, r)
+    let beside = Beside {
+        protocol: top.get("protocol"),
+        merchant: top.get("merchant"),
+        payment: top.get("payment"),
+        recurring: top.get("recurring"),
+    };
+    let pins = Pins { checkout_mandate: top.get("checkout_mandate"), merchant_keys: top.get("merchant_keys"), beside };
+    evaluate(mandate, checkout, top.get("ledger"), now, pins, r)
 }

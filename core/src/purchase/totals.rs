@@ -2,9 +2,9 @@
 //! credits are negative and everything adds): exactly one subtotal and one total per list, base = unit × quantity,
 //! subtotal = base − item discounts, total = subtotal + charges − credits, line subtotals = checkout subtotal.
 
-use super::checkout::{Checkout, Convention, TotalKind, Totals};
+use super::checkout::{Checkout, Convention, TotalEntry, TotalKind, Totals};
 use super::decision::{Reason, ReasonCode};
-use super::money::{self, Currency, Overflow, format_amount};
+use crate::money::{self, Currency, Overflow, format_amount};
 use crate::pointer::member;
 
 /// What a total entry does to the sum.
@@ -75,6 +75,9 @@ struct Level {
     total: Option<Located>,
     /// Σ `items_base_amount`, when the list has any and they were all read.
     base_entries: Option<Located>,
+    /// Per known item-discount, charge or credit type, its signed contribution and the first entry's amount pointer; `None` unless
+    /// the list's arithmetic was checked.
+    by_kind: Option<Vec<(TotalKind, i64, String)>>,
 }
 
 /// The amounts the purchase rules need, per line (in checkout order) and for the checkout.
@@ -223,6 +226,19 @@ impl Ctx<'_> {
                 .filter(|e| matches!(e.1, Role::Charge | Role::Credit | Role::Unknown))
                 .map(|e| contribution(self.conv, e.1, e.2));
             let expected_total = money::add(subtotal, money::sum(after)?)?;
+            let mut by_kind: Vec<(TotalKind, i64, String)> = Vec::new();
+            let summed = |e: &&TotalEntry| {
+                matches!(e.kind.as_ref().map(role), Some(Role::ItemsDiscount | Role::Charge | Role::Credit))
+            };
+            for e in totals.entries.iter().filter(summed) {
+                let (Some(kind), Some(a)) = (&e.kind, e.amount) else { continue };
+                let c = contribution(self.conv, role(kind), a);
+                match by_kind.iter_mut().find(|k| &k.0 == kind) {
+                    Some(k) => k.1 = money::add(k.1, c)?,
+                    None => by_kind.push((kind.clone(), c, entry_path(e.index, "amount"))),
+                }
+            }
+            level.by_kind = Some(by_kind);
             if let Some(t) = &level.total
                 && expected_total != t.amount
             {
@@ -238,10 +254,85 @@ impl Ctx<'_> {
     }
 }
 
+/// unit × quantity, for a quantity of steps of 10^-scale units: the exact amount, or when it falls between two minor
+/// units the two it may be rounded to (UCP leaves the rounding to the business's pricing rules).
+fn base_of(unit: i64, quantity: i64, scale: u32) -> Result<(i64, i64), Overflow> {
+    let product = money::mul(unit, quantity)?;
+    let Some(divisor) = 10i64.checked_pow(scale) else { return Ok((0, 1)) };
+    let (q, rem) = (product / divisor, product % divisor);
+    Ok(if rem == 0 { (q, q) } else { (q, q + 1) })
+}
+
+/// Adds one line's per-type sums into the running ones; `None` on overflow (the line sums then cannot be compared,
+/// and an amount that large has already failed the line's own arithmetic or will fail the checkout's).
+fn add_kinds(
+    mut acc: Vec<(TotalKind, i64, String)>,
+    kinds: Vec<(TotalKind, i64, String)>,
+) -> Option<Vec<(TotalKind, i64, String)>> {
+    for (kind, v, path) in kinds {
+        match acc.iter_mut().find(|k| k.0 == kind) {
+            Some(k) => k.1 = money::add(k.1, v).ok()?,
+            None => acc.push((kind, v, path)),
+        }
+    }
+    Some(acc)
+}
+
+impl Ctx<'_> {
+    /// Every tax, fee, discount... stated on a line must be part of the checkout's entry of that type: the checkout's
+    /// is the lines' plus what applies to the order alone (shipping tax, an order discount), never less. Otherwise the
+    /// lines and the checkout total describe two different charges.
+    fn reconcile(&mut self, list: &str, lines: &[(TotalKind, i64, String)], checkout: &[(TotalKind, i64, String)]) {
+        // Item discounts are already inside the line subtotals, whose sum is the checkout's subtotal.
+        for (kind, line_sum, _) in lines.iter().filter(|k| role(&k.0) != Role::ItemsDiscount) {
+            let (have, path) = match checkout.iter().find(|k| &k.0 == kind) {
+                Some((_, v, p)) => (*v, p.clone()),
+                None => (0, list.to_owned()),
+            };
+            let credit = subtracts(role(kind));
+            let short = if credit { have > *line_sum } else { have < *line_sum };
+            if short {
+                let (want, got) = (self.fmt(line_sum.abs()), self.fmt(have.abs()));
+                let name = kind.as_str();
+                self.out.push(Reason::new(
+                    ReasonCode::TotalsMismatch,
+                    path,
+                    format!("at least {want}, the line items' {name}"),
+                    got.clone(),
+                    format!("the line items state {want} of {name}, the checkout's totals only {got}"),
+                ));
+            }
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// A discount the checkout shows the user as applied must be in its totals: shown and not subtracted, the user
+    /// approves a price they will not pay. Discounts in the totals beyond those shown only lower the price.
+    fn discounts_applied(&mut self, shown: i64, path: &str, checkout: &[(TotalKind, i64, String)]) {
+        let discounts = [TotalKind::ItemsDiscount, TotalKind::Discount];
+        let in_totals: i64 =
+            checkout.iter().filter(|k| discounts.contains(&k.0)).map(|k| k.1).fold(0i64, i64::saturating_add);
+        let in_totals = in_totals.saturating_neg();
+        if shown > in_totals {
+            let (s, t) = (self.fmt(shown), self.fmt(in_totals));
+            self.out.push(Reason::new(
+                ReasonCode::DiscountNotApplied,
+                path.to_owned(),
+                format!("at most {t}, the discounts in the totals"),
+                s.clone(),
+                format!("the checkout shows {s} of discounts applied, its totals subtract only {t}"),
+            ));
+        }
+    }
+}
+
 /// Checks every totals list of a checkout and returns the amounts the other rules need.
 pub(crate) fn check_totals(c: &Checkout, out: &mut Vec<Reason>) -> TotalsOutcome {
     let mut cx = Ctx { conv: c.convention, currency: c.currency, out };
     let mut outcome = TotalsOutcome::default();
+    // Σ per charge or credit type over the lines; `None` when a line's arithmetic could not be checked.
+    let mut line_kinds: Option<Vec<(TotalKind, i64, String)>> = Some(Vec::new());
     for line in &c.lines {
         if let Some((line_unit, item_unit)) = line.unit_amounts_both
             && line_unit != item_unit
@@ -254,7 +345,7 @@ pub(crate) fn check_totals(c: &Checkout, out: &mut Vec<Reason>) -> TotalsOutcome
             );
         }
         let derived = match (line.unit_amount, line.quantity) {
-            (Some(u), Some(q)) => match money::mul(u, q) {
+            (Some(u), Some(q)) => match base_of(u, q, line.scale) {
                 Ok(d) => Some(d),
                 Err(Overflow) => {
                     cx.overflow(line.path.clone(), "unit_amount × quantity");
@@ -263,10 +354,21 @@ pub(crate) fn check_totals(c: &Checkout, out: &mut Vec<Reason>) -> TotalsOutcome
             },
             _ => None,
         };
-        let level = match &line.totals {
-            Some(t) => cx.level(t, derived, true, "line"),
-            None => Level::default(),
+        let level = match (&line.totals, derived) {
+            (Some(t), Some((lo, hi))) if lo != hi => {
+                // A fractional quantity's price rounds to the minor unit either way; the line must add up with one.
+                let mut scratch = Vec::new();
+                let mut probe = Ctx { conv: cx.conv, currency: cx.currency, out: &mut scratch };
+                let fits = probe.level(t, Some(lo), true, "line");
+                if scratch.is_empty() { fits } else { cx.level(t, Some(hi), true, "line") }
+            }
+            (Some(t), d) => cx.level(t, d.map(|d| d.0), true, "line"),
+            (None, _) => Level::default(),
         };
+        let derived = derived.map(|(lo, hi)| match &level.base_entries {
+            Some(b) if b.amount == hi => hi,
+            _ => lo,
+        });
         let base = match (level.base_entries, derived) {
             (Some(b), _) => Some(b),
             (None, Some(d)) => Some(Located { amount: d, path: line.unit_path.clone() }),
@@ -274,6 +376,10 @@ pub(crate) fn check_totals(c: &Checkout, out: &mut Vec<Reason>) -> TotalsOutcome
         };
         outcome.line_base.push(base);
         outcome.line_subtotal.push(level.subtotal);
+        line_kinds = match (line_kinds, level.by_kind) {
+            (Some(acc), Some(kinds)) => add_kinds(acc, kinds),
+            _ => None,
+        };
     }
     let every = |v: &[Option<Located>]| -> Option<Vec<i64>> {
         if !c.lines_complete {
@@ -305,6 +411,12 @@ pub(crate) fn check_totals(c: &Checkout, out: &mut Vec<Reason>) -> TotalsOutcome
             && s.amount != sum
         {
             cx.mismatch(s.path.clone(), sum, s.amount, "checkout subtotal ≠ the sum of the line subtotals");
+        }
+        if let (Some(lines), Some(checkout), true) = (line_kinds, &level.by_kind, c.lines_complete) {
+            cx.reconcile(&t.path, &lines, checkout);
+        }
+        if let (Some((shown, path)), Some(checkout)) = (&c.discounts_shown, &level.by_kind) {
+            cx.discounts_applied(*shown, path, checkout);
         }
         outcome.total = level.total;
     }

@@ -29,6 +29,7 @@ static int run(const jvalue *call, FILE *out) {
   else if (!strcmp(entry, "replay_regression")) fn = curbi_replay_regression;
   else if (!strcmp(entry, "verify_checkout")) fn = curbi_verify_checkout;
   else if (!strcmp(entry, "verify_action")) fn = curbi_verify_action;
+  else if (!strcmp(entry, "checkout_digest")) fn = curbi_checkout_digest;
   else if (!strcmp(entry, "verify_bundle")) fn = curbi_verify_bundle;
   if (fn) {
     const jvalue *in = str(call, "input");

@@ -294,6 +294,16 @@ static int contains(const jvalue *got, const jvalue *want) {
   return json_equal(got, want);
 }
 
+/* Ends a vector case: on failure prints the status and both documents; frees them; returns `ok`. */
+static int finish(int ok, const char *where, curbi_status s, curbi_bytes *out, curbi_bytes *err) {
+  if (!ok) fprintf(stderr, "%s: status %u, got %.*s %.*s\n", where, (unsigned)s, out ? (int)curbi_bytes_len(out) : 0,
+                   out ? (const char *)curbi_bytes_data(out) : "", err ? (int)curbi_bytes_len(err) : 0,
+                   err ? (const char *)curbi_bytes_data(err) : "");
+  curbi_bytes_free(out);
+  curbi_bytes_free(err);
+  return ok;
+}
+
 /* vectors/documents/: raw texts through the one strict reader. `record` goes in as check options. */
 static int documents_case(const jvalue *group, const jvalue *c, const char *where) {
   (void)group;
@@ -308,6 +318,7 @@ static int documents_case(const jvalue *group, const jvalue *c, const char *wher
   else if (!strcmp(entry, "replay_regression")) fn = curbi_replay_regression;
   else if (!strcmp(entry, "verify_checkout")) fn = curbi_verify_checkout;
   else if (!strcmp(entry, "verify_action")) fn = curbi_verify_action;
+  else if (!strcmp(entry, "checkout_digest")) fn = curbi_checkout_digest;
   else if (!strcmp(entry, "verify_bundle")) fn = curbi_verify_bundle;
   if (fn) {
     s = fn(u8(text->str), text->str_len, &out, &err);
@@ -341,12 +352,26 @@ static int documents_case(const jvalue *group, const jvalue *c, const char *wher
     ok = got && contains(got, expected);
     json_free(got);
   }
-  if (!ok) fprintf(stderr, "%s: status %u, got %.*s %.*s\n", where, (unsigned)s, out ? (int)curbi_bytes_len(out) : 0,
-                   out ? (const char *)curbi_bytes_data(out) : "", err ? (int)curbi_bytes_len(err) : 0,
-                   err ? (const char *)curbi_bytes_data(err) : "");
-  curbi_bytes_free(out);
-  curbi_bytes_free(err);
-  return ok;
+  return finish(ok, where, s, out, err);
+}
+
+/* vectors/checkout_digest/: the digest as a JSON string, or the error's code and path. The vectors' digests are
+ * SHA-256 over hand-written canonical texts, checked against those texts by the runners whose languages have SHA-256. */
+static int digest_case(const jvalue *group, const jvalue *c, const char *where) {
+  (void)group;
+  const jvalue *checkout = json_get(c, "checkout"), *expected = json_get(c, "expected");
+  const jvalue *expected_error = json_get(expected, "error");
+  curbi_bytes *out = NULL, *err = NULL;
+  curbi_status s = curbi_checkout_digest(u8(checkout->str), checkout->str_len, &out, &err);
+  int ok;
+  if (expected_error) {
+    ok = s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error);
+  } else {
+    jvalue *got = s == CURBI_STATUS_OK && out ? parse_bytes(out) : NULL;
+    ok = got && got->kind == J_STR && json_equal(got, json_get(expected, "digest"));
+    json_free(got);
+  }
+  return finish(ok, where, s, out, err);
 }
 
 static void run_proof_cases(const char *dir, const char *label, int (*run)(const jvalue *doc, const char *where)) {
@@ -1028,6 +1053,8 @@ int main(int argc, char **argv) {
   run_group(dir, "purchase", purchase_case);
   snprintf(dir, sizeof dir, "%s/documents", root);
   run_group(dir, "documents", documents_case);
+  snprintf(dir, sizeof dir, "%s/checkout_digest", root);
+  run_group(dir, "checkout_digest", digest_case);
   snprintf(dir, sizeof dir, "%s/proof", root);
   run_proof_cases(dir, "proof", proof_case);
   run_proof_cases(dir, "proof (verifier handle)", verifier_case);

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
+use curbi::encoding::encode_url;
 use curbi::proof::bundle::Bundle;
-use curbi::proof::encoding::encode_url;
 use curbi::proof::envelope::{Envelope, Kind};
 use curbi::proof::gate::{Confirmation, FixedClock, Gate, GateConfig, GrantId, IssuedReceipt, Outcome};
 use curbi::proof::keys::{KeySet, SigningKey, TrustedKey};

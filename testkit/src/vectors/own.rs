@@ -1,7 +1,7 @@
 //! Curbi's own vectors beyond the seed: history, keys and signatures, inclusion, the gate's outcomes, witnesses,
 //! and malformed requests and bundles of every kind.
 
-use curbi::proof::encoding::{self, encode_url};
+use curbi::encoding::{self, encode_url};
 use curbi::proof::envelope::{self, Envelope, Kind};
 use curbi::proof::gate;
 use curbi::proof::note::{self, Checkpoint, NoteSigner, SignatureKind};

@@ -13,7 +13,7 @@ use crate::proof::bundle::{BundleSeed, ParsedBundle, read_head};
 use crate::proof::json::{Container, Shaped, first_repeat, parse_strict, read_text, wrong_type, wrong_type_named};
 use crate::proof::keys::KeySet;
 use crate::proof::note::{NoteVerifier, SignatureKind};
-use crate::purchase::Timestamp;
+use crate::time::Timestamp;
 
 /// Most heads a caller may say it saw before (`known`).
 pub const MAX_KNOWN: usize = 64;

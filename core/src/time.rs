@@ -110,6 +110,13 @@ impl Timestamp {
         Timestamp { secs: self.secs.saturating_add(days.saturating_mul(SECS_PER_DAY)), nanos: self.nanos }
     }
 
+    /// One nanosecond later at most `n` ns (for turning an inclusive bound into an exclusive one).
+    pub fn add_nanos(self, n: u32) -> Timestamp {
+        let total = u64::from(self.nanos) + u64::from(n);
+        let (carry, nanos) = (total / 1_000_000_000, (total % 1_000_000_000) as u32);
+        Timestamp { secs: self.secs.saturating_add(carry as i64), nanos }
+    }
+
     /// The same UTC time of day `months` calendar months later; the day is clamped to the month's last day
     /// (January 31 + 1 month = February 28 or 29).
     pub fn add_months(self, months: u32) -> Timestamp {
