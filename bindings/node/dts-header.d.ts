@@ -320,8 +320,8 @@ export interface RecorderConfig {
 
 /** The recorder's calls, for `Recorder.call`. */
 export type RecorderMethod =
-  | 'grant' | 'attest' | 'confirm' | 'reconcile' | 'held' | 'checkpoint' | 'bundle' | 'receipt' | 'keys' | 'status'
-  | 'set_clock'
+  | 'grant' | 'mandate' | 'attest' | 'confirm' | 'reconcile' | 'held' | 'checkpoint' | 'bundle' | 'receipt' | 'keys'
+  | 'status' | 'set_clock'
 
 /** A grant as the recorder registers it: the action check's grant (docs/PURCHASE.md) with an `id` and without `used`
  * (the recorder counts uses itself). */
@@ -350,6 +350,17 @@ export interface AttestRequest {
   grant: string
   action: { agent: string; operation: string; resource: string; amount?: number; currency?: string }
   /** The user confirmed the step-up an earlier attest asked for; a DENY still refuses. */
+  step_up_confirmed?: boolean
+}
+
+/** A purchase to attest under a mandate: the purchase check on `checkout` with the recorder's own ledger; an ALLOW
+ * attests `checkout.complete` on `checkout:<id>` for the checkout's total and reserves it. */
+export interface PurchaseAttestRequest {
+  tenant: string
+  idempotency_key: string
+  mandate: string
+  agent: string
+  checkout: object
   step_up_confirmed?: boolean
 }
 

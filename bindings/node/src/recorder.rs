@@ -78,9 +78,19 @@ impl Recorder {
         self.task("grant", self::request(&env, Some(request)), false)
     }
 
+    /// Registers a purchase mandate (docs/PURCHASE.md, with an `id`): `{id, used}`. A checkout attested under it is
+    /// checked against the recorder's own ledger.
+    #[napi(ts_args_type = "request: object | string", ts_return_type = "Promise<GrantInfo>")]
+    pub fn mandate(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
+        self.task("mandate", self::request(&env, Some(request)), false)
+    }
+
     /// Runs the action check before a mutation: only ALLOW (or a confirmed STEP_UP) carries an attestation. The same
     /// idempotency key and request resolve with the same answer.
-    #[napi(ts_args_type = "request: AttestRequest | string", ts_return_type = "Promise<Attested>")]
+    #[napi(
+        ts_args_type = "request: AttestRequest | PurchaseAttestRequest | string",
+        ts_return_type = "Promise<Attested>"
+    )]
     pub fn attest(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
         self.task("attest", self::request(&env, Some(request)), false)
     }

@@ -136,6 +136,12 @@ impl Recorder {
         self.json(py, "grant", Some(request))
     }
 
+    /// Registers a purchase mandate (with an `id`): `{"id", "used"}`. Checkouts attested under it are checked against
+    /// the recorder's own ledger.
+    fn mandate<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.json(py, "mandate", Some(request))
+    }
+
     /// Runs the action check before a mutation: `{"decision", "attestation"?, "check"}`; only ALLOW (or a confirmed
     /// STEP_UP) carries an attestation. The same idempotency key and request replay the same answer.
     fn attest<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -203,6 +209,11 @@ impl Recorder {
     /// `grant` on the running loop's executor.
     fn grant_async<'py>(slf: &Bound<'py, Self>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         Recorder::later(slf, "grant", Some(request))
+    }
+
+    /// `mandate` on the running loop's executor.
+    fn mandate_async<'py>(slf: &Bound<'py, Self>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        Recorder::later(slf, "mandate", Some(request))
     }
 
     /// `attest` on the running loop's executor.
