@@ -320,8 +320,8 @@ export interface RecorderConfig {
 
 /** The recorder's calls, for `Recorder.call`. */
 export type RecorderMethod =
-  | 'grant' | 'attest' | 'confirm' | 'reconcile' | 'held' | 'checkpoint' | 'bundle' | 'receipt' | 'keys' | 'status'
-  | 'set_clock'
+  | 'grant' | 'mandate' | 'attest' | 'confirm' | 'reconcile' | 'held' | 'checkpoint' | 'bundle' | 'receipt' | 'keys'
+  | 'status' | 'set_clock'
 
 /** A grant as the recorder registers it: the action check's grant (docs/PURCHASE.md) with an `id` and without `used`
  * (the recorder counts uses itself). */
@@ -350,6 +350,17 @@ export interface AttestRequest {
   grant: string
   action: { agent: string; operation: string; resource: string; amount?: number; currency?: string }
   /** The user confirmed the step-up an earlier attest asked for; a DENY still refuses. */
+  step_up_confirmed?: boolean
+}
+
+/** A purchase to attest under a mandate: the purchase check on `checkout` with the recorder's own ledger; an ALLOW
+ * attests `checkout.complete` on `checkout:<id>` for the checkout's total and reserves it. */
+export interface PurchaseAttestRequest {
+  tenant: string
+  idempotency_key: string
+  mandate: string
+  agent: string
+  checkout: object
   step_up_confirmed?: boolean
 }
 
@@ -481,10 +492,15 @@ export declare class Recorder {
   /** Registers a grant (`{id, agent, operations, resources, limits, expires_at}`): `{id, used}`. */
   grant(request: RecorderGrant | string): Promise<GrantInfo>
   /**
+   * Registers a purchase mandate (docs/PURCHASE.md, with an `id`): `{id, used}`. A checkout attested under it is
+   * checked against the recorder's own ledger.
+   */
+  mandate(request: object | string): Promise<GrantInfo>
+  /**
    * Runs the action check before a mutation: only ALLOW (or a confirmed STEP_UP) carries an attestation. The same
    * idempotency key and request resolve with the same answer.
    */
-  attest(request: AttestRequest | string): Promise<Attested>
+  attest(request: AttestRequest | PurchaseAttestRequest | string): Promise<Attested>
   /**
    * Reports the provider's outcome: DONE or FAILED with its answer as `evidence` signs the one receipt; UNKNOWN
    * holds the action for `reconcile`.
