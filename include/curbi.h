@@ -267,8 +267,8 @@ curbi_status curbi_recorder_open(const uint8_t *config_json,
 void curbi_recorder_free(curbi_recorder *recorder);
 
 /*
- One call: `method` (NUL-terminated: `grant`, `attest`, `confirm`, `reconcile`, `held`, `checkpoint`, `bundle`,
- `receipt`, `keys`, `status` or `set_clock`) with its request document (docs/RECORDER.md §Calls). On success
+ One call: `method` (NUL-terminated: `grant`, `mandate`, `attest`, `confirm`, `reconcile`, `held`, `checkpoint`,
+ `bundle`, `receipt`, `keys`, `status` or `set_clock`) with its request document (docs/RECORDER.md §Calls). On success
  writes the answer document to `*result_out`; a refused call is `CURBI_STATUS_INVALID_INPUT` with its error
  document (`not_found` for a method that does not exist). Blocks until the call's work is on disk.
  */

@@ -37,8 +37,8 @@ pub extern "C" fn curbi_recorder_free(recorder: *mut curbi_recorder) {
     let _ = catch_unwind(AssertUnwindSafe(|| ptr::free(recorder)));
 }
 
-/// One call: `method` (NUL-terminated: `grant`, `attest`, `confirm`, `reconcile`, `held`, `checkpoint`, `bundle`,
-/// `receipt`, `keys`, `status` or `set_clock`) with its request document (docs/RECORDER.md §Calls). On success
+/// One call: `method` (NUL-terminated: `grant`, `mandate`, `attest`, `confirm`, `reconcile`, `held`, `checkpoint`,
+/// `bundle`, `receipt`, `keys`, `status` or `set_clock`) with its request document (docs/RECORDER.md §Calls). On success
 /// writes the answer document to `*result_out`; a refused call is `CURBI_STATUS_INVALID_INPUT` with its error
 /// document (`not_found` for a method that does not exist). Blocks until the call's work is on disk.
 #[unsafe(no_mangle)]
