@@ -69,7 +69,9 @@ func (r *Recorder) Grant(request []byte) (json.RawMessage, error) { return r.Cal
 
 // Mandate registers a purchase mandate (docs/PURCHASE.md, with an "id"): {"id", "used"}. A checkout attested under
 // it ({"tenant", "idempotency_key", "mandate", "agent", "checkout"}) is checked against the recorder's own ledger.
-func (r *Recorder) Mandate(request []byte) (json.RawMessage, error) { return r.Call("mandate", request) }
+func (r *Recorder) Mandate(request []byte) (json.RawMessage, error) {
+	return r.Call("mandate", request)
+}
 
 // Attest runs the action check for a mutation before it is made ({"tenant", "idempotency_key", "grant", "action",
 // "step_up_confirmed"?}): {"decision", "attestation"?, "check"}. Only ALLOW (or a confirmed STEP_UP) carries an

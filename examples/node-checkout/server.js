@@ -6,6 +6,14 @@
 //                                                    → 400 {"error": {code, message, path}}  bad input
 //   POST /checkout {"mandate", "checkout", "ledger"?, "now"} → 200 ALLOW  /  409 STEP_UP (ask the user)  /  403 DENY,
 //                                                      each with curbi's decision document (every reason)
+//   POST /purchase {"idempotency_key", "agent", "checkout"}   (when a recorder is configured)
+//                                                    → 200 {"decision", "receipt", "bundle"}: the purchase was checked
+//                                                      against the mandate and the recorder's own ledger, attested,
+//                                                      paid, and its receipt signed and logged; the bundle verifies
+//                                                      offline under GET /keys
+//                                                    → 409 STEP_UP / 403 DENY with the decision (nothing was paid)
+//                                                    → 202 {"held"}: the payment's outcome is unknown; reconcile later
+//   GET  /keys                                       → the recorder's JWKS, every key with its window
 //   GET  /health                                     → 200 {"ok": true, "curbi": version}
 //
 // Run: node examples/node-checkout/server.js (PORT, default 8080, on 127.0.0.1), after building the addon in
@@ -20,12 +28,22 @@ const curbi = require('../../bindings/node')
 
 const MAX_BODY = 64 * 1024
 
-/** Creates the service. The policy is compiled once, here; a bad policy fails at start, not on a request. */
-function createCheckoutServer({ policy = JSON.parse(readFileSync(join(__dirname, 'policy.json'), 'utf8')) } = {}) {
+/** Creates the service. The policy is compiled once, here; a bad policy fails at start, not on a request.
+ *  With `recorder` (an open `curbi.Recorder`), `mandate` (the id of a mandate registered in it), `tenant` and
+ *  `pay(checkout, attestation, idempotencyKey)` (the payment call: resolves `{outcome: 'DONE'|'FAILED'|'UNKNOWN', evidence}`, the
+ *  provider's answer as text), completed purchases are recorded and each hands out its bundle. */
+function createCheckoutServer({
+  policy = JSON.parse(readFileSync(join(__dirname, 'policy.json'), 'utf8')),
+  recorder,
+  mandate,
+  tenant = 'shop',
+  pay,
+} = {}) {
   const compiled = curbi.compilePolicy(policy)
+  const shop = recorder ? { recorder, mandate, tenant, pay } : null
 
   return createServer((req, res) => {
-    handle(compiled, req, res).catch((e) => {
+    handle(compiled, shop, req, res).catch((e) => {
       console.error('checkout service: unexpected error', e)
       if (!res.headersSent) send(res, 500, error('internal', 'unexpected error'))
       else res.destroy()
@@ -33,13 +51,18 @@ function createCheckoutServer({ policy = JSON.parse(readFileSync(join(__dirname,
   })
 }
 
-async function handle(compiled, req, res) {
+async function handle(compiled, shop, req, res) {
   const url = new URL(req.url, 'http://localhost')
   if (url.pathname === '/health') {
     if (req.method !== 'GET') return send(res, 405, error('method_not_allowed', 'use GET'), { Allow: 'GET' })
     return send(res, 200, { ok: true, curbi: curbi.version() })
   }
-  if (url.pathname !== '/reply' && url.pathname !== '/checkout') {
+  if (shop && url.pathname === '/keys') {
+    if (req.method !== 'GET') return send(res, 405, error('method_not_allowed', 'use GET'), { Allow: 'GET' })
+    return send(res, 200, await shop.recorder.keys())
+  }
+  const known = ['/reply', '/checkout'].concat(shop ? ['/purchase'] : [])
+  if (!known.includes(url.pathname)) {
     return send(res, 404, error('not_found', `no endpoint ${url.pathname}`))
   }
   if (req.method !== 'POST') return send(res, 405, error('method_not_allowed', 'use POST'), { Allow: 'POST' })
@@ -52,6 +75,7 @@ async function handle(compiled, req, res) {
     return send(res, 413, error('body_too_large', `the body is over ${MAX_BODY} bytes`), { Connection: 'close' })
   }
   if (url.pathname === '/checkout') return checkout(res, text)
+  if (url.pathname === '/purchase') return purchase(shop, res, text)
   let body
   try {
     body = JSON.parse(text)
@@ -93,6 +117,42 @@ function checkout(res, text) {
   }
   const status = { ALLOW: 200, STEP_UP: 409, DENY: 403 }[decision.decision]
   return send(res, status, decision)
+}
+
+/** A purchase, recorded: attest (the purchase check on the mandate with the recorder's own ledger), pay, confirm with
+ *  the provider's answer, sign a head and hand out the receipt's bundle. Every step is on disk before the next. */
+async function purchase(shop, res, text) {
+  let body
+  try {
+    body = JSON.parse(text)
+  } catch (e) {
+    return send(res, 400, error('invalid_json', `the body is not JSON: ${e.message}`))
+  }
+  const { idempotency_key, agent, checkout } = body ?? {}
+  const key = { tenant: shop.tenant, idempotency_key }
+  try {
+    const attested = await shop.recorder.attest({ ...key, mandate: shop.mandate, agent, checkout })
+    if (!attested.attestation) {
+      return send(res, attested.decision === 'STEP_UP' ? 409 : 403, attested.check)
+    }
+    // A replayed request gets its recorded answer: the same attestation, and, once settled, its receipt. Never pay
+    // twice: a purchase already receipted is handed out again (pay also gets the key, for the provider to dedupe).
+    const done = await shop.recorder.receipt(key).catch((e) => (e.code === 'unknown_receipt' ? null : Promise.reject(e)))
+    if (done) {
+      const bundle = await shop.recorder.bundle({ receipts: [done.seq] })
+      return send(res, 200, { decision: attested.decision, receipt: { status: done.status, seq: done.seq, receipt: done.receipt }, bundle })
+    }
+    const paid = await shop.pay(checkout, attested.attestation, idempotency_key)
+    const settled = await shop.recorder.confirm({ ...key, outcome: paid.outcome, evidence: paid.evidence })
+    if (settled.status === 'HELD') return send(res, 202, { held: true, idempotency_key })
+    await shop.recorder.checkpoint()
+    const bundle = await shop.recorder.bundle({ receipts: [settled.seq] })
+    return send(res, 200, { decision: attested.decision, receipt: settled, bundle })
+  } catch (e) {
+    // A CurbiError: the recorder refused the call (a bad request, an idempotency conflict), with its code and path.
+    if (typeof e.code !== 'string' || typeof e.path !== 'string') throw e
+    return send(res, 400, error(e.code, e.message, e.path))
+  }
 }
 
 function error(code, message, path = '') {

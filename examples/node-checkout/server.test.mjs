@@ -164,3 +164,66 @@ test('a bad policy fails when the service is created, with the policy path', () 
     (e) => e instanceof Error && e.code === 'too_short' && e.path === '/prices/0/item',
   )
 })
+
+test('with a recorder, a completed purchase is attested, paid, receipted and handed out as a bundle that verifies', async () => {
+  const { mkdtempSync, openSync, writeSync, closeSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const curbi = require('../../bindings/node')
+  const dir = mkdtempSync(join(tmpdir(), 'curbi-checkout-'))
+  // The recorder scenarios' test key k1 (RFC 8037's example key), in a file only its owner may read.
+  const vectors = JSON.parse(readFileSync(new URL('../../vectors/recorder/scenarios.json', import.meta.url), 'utf8'))
+  const keyFile = join(dir, 'shop.jwk')
+  const fd = openSync(keyFile, 'wx', 0o600)
+  writeSync(fd, vectors.keys.k1.jwk)
+  closeSync(fd)
+  const recorder = await curbi.Recorder.open({
+    path: join(dir, 'log.db'),
+    origin: 'curbi-checkpoint-v1.shop.example/checkout',
+    key_file: keyFile,
+    now: 1793714400, // 2026-11-03T14:00:00Z: inside the mandate's and the checkout's windows
+  })
+  // vectors/purchase/00-baseline.json's headphones mandate and checkout (total USD 91.39), with a USD 150.00 budget.
+  const baseline = JSON.parse(readFileSync(new URL('../../vectors/purchase/00-baseline.json', import.meta.url), 'utf8'))
+  const { mandate, checkout } = baseline.cases[0].input
+  await recorder.mandate({ ...mandate, budget: { max: 15000 } })
+  const paid = []
+  const pay = async (c, attestation) => {
+    paid.push({ id: c.id, attestation })
+    const answer = { id: `pi_${c.id}`, operation: 'checkout.complete', resource: `checkout:${c.id}`, amount: 9139, currency: 'usd' }
+    return { outcome: 'DONE', evidence: JSON.stringify(answer) }
+  }
+  const shop = createCheckoutServer({ recorder, mandate: mandate.id, pay })
+  await new Promise((resolve) => shop.listen(0, '127.0.0.1', resolve))
+  const at = `http://127.0.0.1:${shop.address().port}`
+  try {
+    const buy = async (key, id) => {
+      const res = await fetch(at + '/purchase', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ idempotency_key: key, agent: 'agent:shopper', checkout: { ...checkout, id } }),
+      })
+      return { status: res.status, body: await res.json() }
+    }
+    const first = await buy('order-1', 'cs_1')
+    assert.equal(first.status, 200, JSON.stringify(first.body))
+    assert.equal(first.body.receipt.status, 'DONE')
+    const keys = await (await fetch(at + '/keys')).json()
+    const verdict = await curbi.verifyBundle({ bundle: first.body.bundle, keys })
+    assert.equal(verdict.ok, true, JSON.stringify(verdict))
+    // The mandate is single-use and its budget is spent, by the recorder's own ledger: the next one is refused
+    // before anything is paid.
+    const second = await buy('order-2', 'cs_2')
+    assert.equal(second.status, 403)
+    assert.deepEqual(second.body.reasons.map((r) => r.code).sort(), ['budget_exceeded', 'recurrence_count_exceeded'])
+    assert.deepEqual(paid.map((p) => p.id), ['cs_1'])
+    // The same request again hands out the recorded purchase; it is not paid twice.
+    const again = await buy('order-1', 'cs_1')
+    assert.equal(again.status, 200)
+    assert.deepEqual(again.body.receipt, first.body.receipt)
+    assert.deepEqual(paid.map((p) => p.id), ['cs_1'])
+  } finally {
+    await new Promise((resolve) => shop.close(resolve))
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
