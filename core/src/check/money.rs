@@ -114,6 +114,128 @@ fn word_currency(word: &str) -> Option<(Currency, bool)> {
     })
 }
 
+/// 2026-12-01: a currency named in words after a number (`79 Swiss francs`, `79 Canadian dollars`, `79 pesos`),
+/// or after a `$` amount (`$79 Canadian`): (end, currency). Adjectives of a nation take its currency, whatever
+/// noun follows; a noun alone names the currency it usually means. `pounds` alone is a weight and is not read.
+fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Currency)> {
+    let w1 = ascii_word_at(s, i);
+    let next = |at: usize| {
+        let j = skip_space(s, at);
+        let w = ascii_word_at(s, j);
+        (j, w)
+    };
+    let lower = w1.to_ascii_lowercase();
+    // Two-word nations first: "New Zealand", "Hong Kong", "South African".
+    let (adj_end, nation) = match lower.as_str() {
+        "new" | "hong" | "south" => {
+            let (j, w2) = next(i + w1.len());
+            let code = match (lower.as_str(), w2.to_ascii_lowercase().as_str()) {
+                ("new", "zealand") => "NZD",
+                ("hong", "kong") => "HKD",
+                ("south", "african") => "ZAR",
+                _ => return None,
+            };
+            (j + w2.len(), Some(Currency::Other(code)))
+        }
+        _ => {
+            let c = match w1 {
+                "US" | "American" => Some(Currency::Usd),
+                "Canadian" => Some(Currency::Other("CAD")),
+                "Australian" => Some(Currency::Other("AUD")),
+                "Singapore" | "Singaporean" => Some(Currency::Other("SGD")),
+                "Swiss" => Some(Currency::Other("CHF")),
+                "British" => Some(Currency::Other("GBP")),
+                "Mexican" => Some(Currency::Other("MXN")),
+                "Japanese" => Some(Currency::Other("JPY")),
+                "Chinese" => Some(Currency::Other("CNY")),
+                "Indian" => Some(Currency::Other("INR")),
+                "Turkish" => Some(Currency::Other("TRY")),
+                "Swedish" => Some(Currency::Other("SEK")),
+                "Norwegian" => Some(Currency::Other("NOK")),
+                "Danish" => Some(Currency::Other("DKK")),
+                "Brazilian" => Some(Currency::Other("BRL")),
+                "Polish" => Some(Currency::Other("PLN")),
+                "Korean" => Some(Currency::Other("KRW")),
+                "Russian" => Some(Currency::Other("RUB")),
+                "Israeli" => Some(Currency::Other("ILS")),
+                "Emirati" => Some(Currency::Other("AED")),
+                _ => None,
+            };
+            (i + w1.len(), c)
+        }
+    };
+    let noun = |w: &str| {
+        let l = w.to_ascii_lowercase();
+        Some(match l.as_str() {
+            "dollar" | "dollars" => Currency::Usd,
+            "franc" | "francs" => Currency::Other("CHF"),
+            "peso" | "pesos" => Currency::Other("MXN"),
+            "rupee" | "rupees" => Currency::Other("INR"),
+            "yuan" | "renminbi" => Currency::Other("CNY"),
+            "real" | "reais" => Currency::Other("BRL"),
+            "zloty" | "zlotys" | "zlotych" => Currency::Other("PLN"),
+            "krona" | "kronor" => Currency::Other("SEK"),
+            "krone" | "kroner" => Currency::Other("NOK"),
+            "rand" => Currency::Other("ZAR"),
+            "shekel" | "shekels" => Currency::Other("ILS"),
+            "dirham" | "dirhams" => Currency::Other("AED"),
+            "ruble" | "rubles" | "rouble" | "roubles" => Currency::Other("RUB"),
+            "euro" | "euros" => Currency::Other("EUR"),
+            "pound" | "pounds" | "yen" | "lira" | "won" | "sterling" => Currency::Other("?"),
+            _ => return None,
+        })
+    };
+    match nation {
+        Some(cur) => {
+            let (j, w2) = next(adj_end);
+            let bounded = !is_alnum_at(s, j + w2.len()) || j + w2.len() == s.len();
+            if !w2.is_empty() && bounded && noun(w2).is_some() {
+                Some((j + w2.len(), cur))
+            } else if after_dollar && cur != Currency::Usd {
+                Some((adj_end, cur))
+            } else {
+                None
+            }
+        }
+        None => {
+            let bounded = !is_alnum_at(s, i + w1.len()) || i + w1.len() == s.len();
+            match noun(w1).filter(|_| bounded && !after_dollar)? {
+                Currency::Other("?") => {
+                    // "pounds sterling" is money; "pounds" alone is a weight, "won" a verb.
+                    let (j, w2) = next(i + w1.len());
+                    (lower.starts_with("pound") && w2.eq_ignore_ascii_case("sterling"))
+                        .then_some((j + w2.len(), Currency::Other("GBP")))
+                }
+                Currency::Usd => None, // "49 dollars" is read by `word_currency` in every version
+                cur => Some((i + w1.len(), cur)),
+            }
+        }
+    }
+}
+
+/// 2026-12-01: what a bare `$` amount's currency really is when a code or a nation follows it (`$79 NZD`,
+/// `$79 (CAD)`, `$79 Canadian`, `$79 USD`): (end of the marker, closing parenthesis included; currency).
+fn dollar_suffix(s: &str, end: usize) -> Option<(usize, Currency)> {
+    let b = s.as_bytes();
+    let mut j = skip_space(s, end);
+    let paren = b.get(j) == Some(&b'(');
+    if paren {
+        j += 1;
+    }
+    let w = ascii_word_at(s, j);
+    if w.is_empty() || is_alnum_at(s, j + w.len()) && j + w.len() < s.len() {
+        return None;
+    }
+    let (e, cur) = match code_currency(w) {
+        Some(c) => (j + w.len(), c),
+        None => spelled_currency(s, j, true)?,
+    };
+    if paren {
+        return (b.get(e) == Some(&b')')).then_some((e + 1, cur));
+    }
+    Some((e, cur))
+}
+
 /// A number as written: `1,299.00`, `.99`, `49`, with an optional magnitude (`10k`, `1.5M`, `2 million`).
 struct Number {
     end: usize,
@@ -276,9 +398,17 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
         }
         if let Some((start, n, cur)) = prefix {
             if let Some(num) = read_number(s, n, version) {
-                let money = Money { start, end: num.end, digits: n, amount: num.value, currency: cur };
+                let mut money = Money { start, end: num.end, digits: n, amount: num.value, currency: cur };
+                if c == '$'
+                    && start == i
+                    && version.reads_roles()
+                    && let Some((end, cur)) = dollar_suffix(s, num.end)
+                {
+                    money.end = end;
+                    money.currency = cur;
+                }
                 out.push(money);
-                i = range_tail(s, num.end, money, version, &mut out);
+                i = if money.end > num.end { money.end } else { range_tail(s, num.end, money, version, &mut out) };
                 continue;
             }
             i += clen;
@@ -294,7 +424,13 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 i += 1;
                 continue;
             };
-            if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end) {
+            let spelled = || {
+                let n = skip_space(s, num.end);
+                spelled_currency(s, n, false)
+                    .filter(|_| version.reads_roles() && n > num.end)
+                    .map(|(e, c)| (e, c, false))
+            };
+            if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end).or_else(spelled) {
                 let amount = if cents { num.value.map(|v| Dec(v.0 / 100)) } else { num.value };
                 out.push(Money { start: i, end, digits: i, amount, currency: cur });
             }

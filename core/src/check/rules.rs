@@ -20,15 +20,35 @@ struct Mention {
 struct Ctx<'a, 'p> {
     p: &'p CompiledPolicy,
     text: &'a Text<'a>,
+    /// The reply as written, and (2026-12-01, when formatter spaces or dashes were read as ASCII) the offset in it
+    /// of each byte of `text.src`: findings' spans and texts are always the original's.
+    orig: &'a str,
+    map: Option<&'a [u32]>,
     version: CheckerVersion,
     mentions: Vec<Mention>,
     findings: Vec<Finding>,
 }
 
-impl Ctx<'_, '_> {
+impl<'a> Ctx<'a, '_> {
     fn push(&mut self, rule: &str, start: usize, end: usize, why: String) {
-        let text = self.text.src[start..end].to_owned();
+        let (start, end) = self.original(start, end);
+        let text = self.orig[start..end].to_owned();
         self.findings.push(Finding { rule: rule.to_owned(), start, end, text, why });
+    }
+
+    /// A span of `text.src` as offsets into the reply as written.
+    fn original(&self, start: usize, end: usize) -> (usize, usize) {
+        match self.map {
+            Some(m) => (m[start] as usize, m[end] as usize),
+            None => (start, end),
+        }
+    }
+
+    /// The reply's text at a span of `text.src`, as written (for `why`).
+    fn written(&self, start: usize, end: usize) -> &'a str {
+        let (start, end) = self.original(start, end);
+        let orig: &'a str = self.orig;
+        &orig[start..end]
     }
 
     /// The item an amount or claim at token `tok` belongs to: named in the same sentence, in the same clause if
@@ -64,11 +84,17 @@ impl Ctx<'_, '_> {
 
 /// Runs every rule over one reply.
 pub(super) fn check(p: &CompiledPolicy, reply: &str, record: Option<&Record>, version: CheckerVersion) -> Vec<Finding> {
+    let normalized = if version.reads_roles() { super::text::normalize(reply) } else { None };
+    let orig = reply;
+    let (reply, map) = match &normalized {
+        Some((s, m)) => (s.as_str(), Some(m.as_slice())),
+        None => (reply, None),
+    };
     let text = Text::new(reply);
     // Sized for a typical reply so the hot path does not regrow these (DESIGN §8).
     let mut matches: Vec<Match> = Vec::with_capacity(16);
     p.matcher.find_all(&text, &mut matches);
-    let mut cx = Ctx { p, text: &text, version, mentions: Vec::with_capacity(8), findings: Vec::new() };
+    let mut cx = Ctx { p, text: &text, orig, map, version, mentions: Vec::with_capacity(8), findings: Vec::new() };
 
     // Item mentions: the longest name wins where two overlap ("Pro Annual" over "Pro").
     let mut items: Vec<Mention> = matches
@@ -125,7 +151,7 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
         let Some(tok) = text.tok_containing(m.digits) else {
             continue;
         };
-        let stated = &text.src[m.start..m.end];
+        let stated = cx.written(m.start, m.end);
         match (cx.associate(tok), m.currency) {
             (Some(i), Currency::Other(code)) => {
                 let item = &cx.p.items[i];
@@ -190,7 +216,7 @@ fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) 
             }
         };
         if !ok {
-            let claim = &cx.text.src[c.start..c.end];
+            let claim = cx.written(c.start, c.end);
             let why = match item {
                 Some(i) => format!("\"{claim}\" is not an approved discount for {}.", cx.p.items[i].name),
                 None => format!("\"{claim}\" is not an approved discount."),
@@ -221,7 +247,7 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
         }
         last_end[rule] = Some(m.last);
         let (start, end) = (cx.text.toks[m.first].start, cx.text.toks[m.last].end);
-        let why = r.why.clone().unwrap_or_else(|| format!("\"{}\" is a forbidden phrase.", &cx.text.src[start..end]));
+        let why = r.why.clone().unwrap_or_else(|| format!("\"{}\" is a forbidden phrase.", cx.written(start, end)));
         cx.push(&r.rule, start, end, why);
     }
 }
@@ -238,7 +264,7 @@ fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&Record>) {
             continue;
         }
         let t = cx.text.toks[m.first];
-        let written = &cx.text.src[t.start..t.end];
+        let written = cx.written(t.start, t.end);
         let mut why = String::with_capacity(8 + written.len() + a.why_tail.len());
         why.push_str("Claims \"");
         why.push_str(written);
@@ -320,22 +346,56 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [
             let dist = |s: &Stated| {
                 if s.tok > last { (s.tok - last, 0) } else { (first.saturating_sub(s.tok), 1) }
             };
-            let Some(s) = list.iter().filter(|s| text.toks[s.tok].sentence == sentence).min_by_key(|s| dist(s)) else {
-                continue;
-            };
-            if let Some(mi) = s.money {
-                consumed[mi] = true;
-            }
-            let same = match (s.value, fact.value) {
-                (Some(FactValue::Date(ys, ms, ds)), FactValue::Date(yf, mf, df)) => {
-                    ms == mf && ds == df && (ys.is_none() || yf.is_none() || ys == yf)
+            let in_sentence = || list.iter().filter(|s| text.toks[s.tok].sentence == sentence);
+            // 2026-12-01: every value in the clause of the fact's words is stated for it ("moved from 10 AM to
+            // 2 PM"); a clause without one falls back to the nearest in the sentence, as before.
+            let clause = text.toks[first].clause;
+            let in_clause = || in_sentence().filter(|s| text.toks[s.tok].clause == clause);
+            let all = cx.version.reads_roles() && in_clause().next().is_some();
+            let last_in_clause = if all { in_clause().next_back().map(|s| s.tok) } else { None };
+            let nearest = if all { None } else { in_sentence().min_by_key(|s| dist(s)) };
+            let judged: &mut dyn Iterator<Item = &Stated> =
+                if all { &mut in_clause() } else { &mut nearest.into_iter() };
+            for s in judged {
+                if let Some(mi) = s.money {
+                    consumed[mi] = true;
                 }
-                (a, b) => a == Some(b),
-            };
-            if !same {
-                let why = format!("{} is {}, not {}.", fact.near, fact.display, &text.src[s.start..s.end]);
-                cx.push("fact:mismatch", s.start, s.end, why);
+                if all && superseded(text, s.tok, last_in_clause.is_some_and(|l| s.tok < l)) {
+                    continue;
+                }
+                let same = match (s.value, fact.value) {
+                    (Some(FactValue::Date(ys, ms, ds)), FactValue::Date(yf, mf, df)) => {
+                        ms == mf && ds == df && (ys.is_none() || yf.is_none() || ys == yf)
+                    }
+                    (a, b) => a == Some(b),
+                };
+                if !same {
+                    let why = format!("{} is {}, not {}.", fact.near, fact.display, cx.written(s.start, s.end));
+                    cx.push("fact:mismatch", s.start, s.end, why);
+                }
             }
         }
     }
+}
+
+/// 2026-12-01: a value the reply states as the fact's old or rejected value, not as the fact: "from 10 AM" with
+/// another value after it in the clause ("moved from 10 AM to 2 PM"), "instead of 10 AM", "rather than 10 AM",
+/// "not 10 AM", "no longer 10 AM". Up to two words may stand between (`from Tuesday 10 AM`).
+fn superseded(text: &Text<'_>, tok: usize, later: bool) -> bool {
+    let clause = text.toks[tok].clause;
+    let word = |k: usize| Some(text.word_at(k)).filter(|_| text.toks[k].clause == clause);
+    (1..=3).any(|back| {
+        let Some(k) = tok.checked_sub(back) else {
+            return false;
+        };
+        let prev = k.checked_sub(1).and_then(word);
+        match word(k) {
+            Some("from") => later,
+            Some("of") => prev == Some("instead"),
+            Some("than") => prev == Some("rather"),
+            Some("not") => back == 1,
+            Some("longer") => back == 1 && prev == Some("no"),
+            _ => false,
+        }
+    })
 }

@@ -185,11 +185,7 @@ impl Reader {
     fn request(&mut self, v: &Value) -> Option<CheckRequest> {
         let m = self.object(v, "", &["version", "policy", "reply", "record", "cases", "verify"])?;
         let version = match m.get("version") {
-            Some(v) => self.enumeration(
-                v,
-                "/version",
-                &[("2026-10-27", CheckerVersion::V2026_10_27), ("2026-11-01", CheckerVersion::V2026_11_01)],
-            ),
+            Some(v) => self.enumeration(v, "/version", &CheckerVersion::ALL.map(|v| (v.as_str(), v))),
             None => Some(CheckerVersion::CURRENT),
         };
         let policy = self.required(m, "", "policy").and_then(|p| self.policy(p, "/policy"));
