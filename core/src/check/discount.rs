@@ -5,6 +5,7 @@
 use super::money::Money;
 use super::text::Text;
 use crate::decimal::Dec;
+use crate::policy::CheckerVersion;
 
 /// A discount claim in a reply.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +25,11 @@ pub(crate) enum ClaimKind {
 }
 
 const AFTER: &[&str] = &["off", "discount", "discounted"];
+
+/// A word that makes the amount before it a discount claim; 2026-12-01 adds `sale` ("a 40% sale").
+fn after_word(w: &str, sale: bool) -> bool {
+    AFTER.contains(&w) || (sale && w == "sale")
+}
 const SAVE: &[&str] = &["save", "saves", "saving"];
 
 /// The token right after token `k`, if only spaces, a hyphen or a percent sign separate them.
@@ -57,7 +63,8 @@ fn lead_in(text: &Text<'_>, first: usize) -> Option<usize> {
 }
 
 /// Every discount claim, in order of position.
-pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
+pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) -> Vec<Claim> {
+    let sale = version.reads_roles();
     let s = text.src;
     let b = s.as_bytes();
     let mut out = Vec::new();
@@ -114,7 +121,7 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
                 && let Ok(p) = Dec::parse(&s[tok.start..num_end])
             {
                 let after = next_adjacent(text, ptok)
-                    .filter(|&n| AFTER.contains(&text.word_at(n)) && text.toks[n].start <= pend + 2);
+                    .filter(|&n| after_word(text.word_at(n), sale) && text.toks[n].start <= pend + 2);
                 if let Some(n) = after {
                     out.push(Claim { start: tok.start, end: text.toks[n].end, tok: i, kind: ClaimKind::Percent(p) });
                     i = n + 1;
@@ -136,7 +143,7 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
         };
         let last = text.tok_containing(m.end.saturating_sub(1)).unwrap_or(first);
         if let Some(n) =
-            next_adjacent(text, last).filter(|&n| AFTER.contains(&text.word_at(n)) && text.toks[n].start <= m.end + 1)
+            next_adjacent(text, last).filter(|&n| after_word(text.word_at(n), sale) && text.toks[n].start <= m.end + 1)
         {
             out.push(Claim { start: m.start, end: text.toks[n].end, tok: first, kind: ClaimKind::Dollars(mi) });
         } else if let Some(l) = lead_in(text, first).filter(|_| m.start > 0) {

@@ -5,6 +5,7 @@ pub(crate) mod datetime;
 pub(crate) mod discount;
 pub(crate) mod money;
 pub(crate) mod phrase;
+mod role;
 mod rules;
 pub mod span;
 pub(crate) mod text;

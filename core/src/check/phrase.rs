@@ -3,6 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::role;
 use super::text::Text;
 use crate::policy::CheckerVersion;
 
@@ -242,7 +243,7 @@ fn pseudo_negation(text: &Text<'_>, k: usize) -> bool {
     }
 }
 
-fn negating_cue(text: &Text<'_>, k: usize) -> bool {
+pub(crate) fn negating_cue(text: &Text<'_>, k: usize) -> bool {
     is_cue(text.word_at(k)) && !pseudo_negation(text, k)
 }
 
@@ -398,6 +399,10 @@ const AUX_BEFORE: &[&str] = &["be", "been", "being", "get", "got", "gets", "gett
 const MODALS: &[&str] = &["will", "would", "can", "could", "should", "may", "might", "must", "shall", "to"];
 const CONDITIONALS: &[&str] = &["if", "unless", "whether", "once"];
 
+pub(crate) fn is_modal(w: &str) -> bool {
+    MODALS.contains(&w)
+}
+
 /// Whether an action verb at token `i` is an affirmative claim that it happened: not negated ("I haven't refunded
 /// you yet"), not in a question, not conditional ("if you were refunded"), not future or hypothetical ("you will be
 /// refunded", "to be refunded").
@@ -410,6 +415,11 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, version: CheckerVersi
         return false;
     }
     if scope_before(text, i, 5, version, |k| CONDITIONALS.contains(&text.word_at(k))) {
+        return false;
+    }
+    if version.reads_roles()
+        && (role::quoted(text, i, i) || role::causative_offer(text, i) || role::adjective_use(text, i))
+    {
         return false;
     }
     let mut k = i;

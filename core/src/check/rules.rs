@@ -4,6 +4,7 @@
 use super::discount::{self, ClaimKind};
 use super::money::{self, Currency, Money};
 use super::phrase::{self, Match, Mode};
+use super::role;
 use super::text::Text;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
@@ -122,7 +123,8 @@ pub(super) fn check(p: &CompiledPolicy, reply: &str, record: Option<&Record>, ve
         facts(&mut cx, &r.facts, &money, &mut consumed);
     }
 
-    let claims = if p.items.is_empty() && p.discounts.is_empty() { Vec::new() } else { discount::find(&text, &money) };
+    let claims =
+        if p.items.is_empty() && p.discounts.is_empty() { Vec::new() } else { discount::find(&text, &money, version) };
     for c in &claims {
         if let ClaimKind::Dollars(mi) = c.kind {
             consumed[mi] = true;
@@ -144,6 +146,7 @@ pub(super) fn check(p: &CompiledPolicy, reply: &str, record: Option<&Record>, ve
 /// `price:mismatch`, `price:currency`, `price:unknown`.
 fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     let text = cx.text;
+    let respectively = if cx.version.reads_roles() { respectively(cx, money, consumed) } else { None };
     for (mi, m) in money.iter().enumerate() {
         if consumed[mi] {
             continue;
@@ -151,8 +154,18 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
         let Some(tok) = text.tok_containing(m.digits) else {
             continue;
         };
+        // 2026-12-01: a bound ("under $50") or a negated amount ("it's not $199") claims no price.
+        if cx.version.reads_roles()
+            && (role::comparative(text, m.start) || role::negated_amount(text, m.start, cx.version))
+        {
+            continue;
+        }
         let stated = cx.written(m.start, m.end);
-        match (cx.associate(tok), m.currency) {
+        let tied = match respectively.as_ref().and_then(|r| r[mi]) {
+            Some(i) => Some(i),
+            None => cx.associate(tok),
+        };
+        match (tied, m.currency) {
             (Some(i), Currency::Other(code)) => {
                 let item = &cx.p.items[i];
                 let why = format!("{} is {} in USD, not {stated} ({code}).", item.name, item.prices);
@@ -184,9 +197,48 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     }
 }
 
+/// 2026-12-01: "Starter and Pro are $49 and $149 respectively": in a sentence with `respectively`, the amounts are
+/// tied to the items named before them in order, when there are as many of each. Indexed by money; `None` when no
+/// sentence says `respectively`.
+fn respectively(cx: &Ctx<'_, '_>, money: &[Money], consumed: &[bool]) -> Option<Vec<Option<usize>>> {
+    let text = cx.text;
+    let sentence_of = |m: &Money| text.tok_containing(m.digits).map_or(0, |t| text.toks[t].sentence);
+    let mut out: Option<Vec<Option<usize>>> = None;
+    let mut done = u32::MAX;
+    for (k, t) in text.toks.iter().enumerate() {
+        if t.sentence == done || text.word_at(k) != "respectively" {
+            continue;
+        }
+        done = t.sentence;
+        // Amounts are in reply order, so the sentence's are one run of them.
+        let from = money.partition_point(|m| sentence_of(m) < t.sentence);
+        let to = money.partition_point(|m| sentence_of(m) <= t.sentence);
+        let amounts: Vec<usize> = (from..to).filter(|&mi| !consumed[mi]).collect();
+        let Some(&first_amount) = amounts.first() else {
+            continue;
+        };
+        let first_tok = text.tok_containing(money[first_amount].digits).unwrap_or(0);
+        let lo = cx.mentions.partition_point(|m| text.toks[m.first].sentence < t.sentence);
+        let items: Vec<usize> = cx.mentions[lo..].iter().take_while(|m| m.last < first_tok).map(|m| m.item).collect();
+        if items.len() == amounts.len() && items.len() > 1 {
+            let out = out.get_or_insert_with(|| vec![None; money.len()]);
+            for (mi, item) in amounts.into_iter().zip(items) {
+                out[mi] = Some(item);
+            }
+        }
+    }
+    out
+}
+
 /// `discount:unapproved`.
 fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) {
     for c in claims {
+        if cx.version.reads_roles()
+            && (role::negated_amount(cx.text, c.start, cx.version)
+                || role::past_question(cx.text, cx.text.toks[c.tok].sentence))
+        {
+            continue;
+        }
         let item = cx.associate(c.tok);
         let applies = |d: &super::CDiscount| match (&d.items, item) {
             (None, _) => true,
@@ -243,6 +295,12 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
         }
         let r = &cx.p.forbid[rule];
         if r.negatable && phrase::negated(cx.text, m.first, m.last, cx.version) {
+            continue;
+        }
+        // 2026-12-01: quoted words are not the agent's, and a question about the past says nothing.
+        if cx.version.reads_roles()
+            && (role::quoted(cx.text, m.first, m.last) || role::past_question(cx.text, cx.text.toks[m.first].sentence))
+        {
             continue;
         }
         last_end[rule] = Some(m.last);

@@ -25,6 +25,8 @@ pub(crate) struct Text<'a> {
     /// For each clause id, what opened it: `.` (a sentence start), `,` `;` `(` `)`, `-` (a dash), `w` (a clause
     /// word). Negation reads it to step over a parenthetical aside ("we do not, as a rule, promise").
     pub clause_opens: Vec<u8>,
+    /// For each sentence, its first token.
+    pub sentence_starts: Vec<u32>,
 }
 
 /// Words that open a new clause: they stop negation scope and item association.
@@ -166,6 +168,7 @@ impl<'a> Text<'a> {
             toks: Vec::with_capacity(src.len() / 4 + 2),
             questions: Vec::with_capacity(src.len() / 40 + 1),
             clause_opens: Vec::with_capacity(src.len() / 16 + 1),
+            sentence_starts: Vec::with_capacity(src.len() / 40 + 1),
         };
         t.clause_opens.push(b'.');
         let bytes = src.as_bytes();
@@ -207,6 +210,7 @@ impl<'a> Text<'a> {
                     sentence += 1;
                     clause += 1;
                     t.clause_opens.push(b'.');
+                    t.sentence_starts.push(t.toks.len() as u32);
                 } else if pending_clause_end != 0 {
                     clause += 1;
                     t.clause_opens.push(pending_clause_end);
@@ -228,6 +232,9 @@ impl<'a> Text<'a> {
                 if is_clause_word(word) && !t.toks.is_empty() {
                     clause += 1;
                     t.clause_opens.push(b'w');
+                }
+                if t.toks.is_empty() {
+                    t.sentence_starts.push(0);
                 }
                 t.toks.push(Tok { start, end, fold_start, fold_end, sentence, clause });
                 continue;
