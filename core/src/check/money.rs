@@ -213,6 +213,78 @@ fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Cur
     }
 }
 
+/// The value of one number word: `one` … `nineteen`, and the tens `twenty` … `ninety`.
+pub(crate) fn number_word(w: &str) -> Option<u32> {
+    const WORDS: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+    if !(3..=9).contains(&w.len()) {
+        return None;
+    }
+    if let Some(v) = WORDS.iter().position(|x| x.eq_ignore_ascii_case(w)) {
+        return Some(v as u32);
+    }
+    TENS.iter().position(|x| x.eq_ignore_ascii_case(w)).map(|v| 20 + 10 * v as u32)
+}
+
+/// 2026-12-01: a whole number in words at `i`: "forty-nine", "one hundred and forty-nine", "a hundred",
+/// "five thousand". Returns its end and value. Words are joined by one space or a hyphen.
+fn number_words(s: &str, i: usize) -> Option<(usize, Dec)> {
+    let b = s.as_bytes();
+    let (mut total, mut current, mut end, mut any) = (0u64, 0u64, i, false);
+    let mut j = i;
+    loop {
+        let w = ascii_word_at(s, j);
+        if w.is_empty() || is_alnum_at(s, j + w.len()) && j + w.len() < s.len() {
+            break;
+        }
+        let is = |x: &str| w.eq_ignore_ascii_case(x);
+        let filler = (is("a") && !any) || (is("and") && any);
+        if let Some(v) = number_word(w) {
+            current += u64::from(v);
+        } else if is("hundred") && (any || j > i) {
+            current = current.max(1) * 100;
+        } else if is("thousand") && (any || j > i) {
+            total += current.max(1) * 1_000;
+            current = 0;
+        } else if !filler {
+            break;
+        }
+        if !filler {
+            any = true;
+            end = j + w.len();
+        }
+        j += w.len();
+        if matches!(b.get(j), Some(b' ' | b'-')) {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    let value = total + current;
+    (any && value <= 10_000_000).then(|| (end, Dec(i128::from(value) * crate::decimal::SCALE)))
+}
+
 /// 2026-12-01: what a bare `$` amount's currency really is when a code or a nation follows it (`$79 NZD`,
 /// `$79 (CAD)`, `$79 Canadian`, `$79 USD`): (end of the marker, closing parenthesis included; currency).
 fn dollar_suffix(s: &str, end: usize) -> Option<(usize, Currency)> {
@@ -388,6 +460,20 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 let n = skip_space(s, i + w.len());
                 if n < b.len() && number_starts(s, n) {
                     prefix = Some((i, n, cur));
+                }
+            }
+            // 2026-12-01: an amount in words before a currency word ("forty-nine dollars").
+            if prefix.is_none()
+                && version.reads_roles()
+                && let Some((end, value)) = number_words(s, i)
+            {
+                let n = skip_space(s, end);
+                let spelled = || spelled_currency(s, n, false).filter(|_| n > end).map(|(e, c)| (e, c, false));
+                if let Some((cend, cur, cents)) = suffix_currency(s, end).or_else(spelled) {
+                    let amount = if cents { Dec(value.0 / 100) } else { value };
+                    out.push(Money { start: i, end: cend, digits: i, amount: Some(amount), currency: cur });
+                    i = cend;
+                    continue;
                 }
             }
             // Skip the rest of the word.

@@ -147,6 +147,7 @@ pub(super) fn check(p: &CompiledPolicy, reply: &str, record: Option<&Record>, ve
 fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     let text = cx.text;
     let respectively = if cx.version.reads_roles() { respectively(cx, money, consumed) } else { None };
+    let quantities = if cx.version.reads_roles() { quantities(cx) } else { Vec::new() };
     for (mi, m) in money.iter().enumerate() {
         if consumed[mi] {
             continue;
@@ -172,7 +173,7 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
                 cx.push("price:currency", m.start, m.end, why);
             }
             (Some(i), Currency::Usd) => {
-                if !m.amount.is_some_and(|a| cx.approved(i, a)) {
+                if !m.amount.is_some_and(|a| cx.approved(i, a) || is_total(cx, &quantities, tok, Some(i), a)) {
                     let item = &cx.p.items[i];
                     let why = format!("{} is {}, not {stated}.", item.name, item.prices);
                     cx.push("price:mismatch", m.start, m.end, why);
@@ -184,6 +185,7 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
                 }
                 match cur {
                     Currency::Usd if m.amount.is_some_and(|a| cx.approved_anywhere(a)) => {}
+                    Currency::Usd if m.amount.is_some_and(|a| is_total(cx, &quantities, tok, None, a)) => {}
                     Currency::Usd => {
                         cx.push("price:unknown", m.start, m.end, format!("{stated} is not an approved price."));
                     }
@@ -195,6 +197,48 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
             }
         }
     }
+}
+
+/// A count stated right before an item's name: (sentence, count, item) — "3 seats", "two Pro licences".
+struct Quantity {
+    sentence: u32,
+    count: i128,
+    item: usize,
+}
+
+/// 2026-12-01: every count stated right before an item's name, in reply order.
+fn quantities(cx: &Ctx<'_, '_>) -> Vec<Quantity> {
+    let text = cx.text;
+    cx.mentions
+        .iter()
+        .filter_map(|m| {
+            let k = m.first.checked_sub(1)?;
+            let (t, w) = (text.toks[k], text.word_at(k));
+            // "$3 seats" is an amount and "1.3 seats" a decimal, not counts.
+            let money_sign = t.start > 0 && matches!(text.src.as_bytes()[t.start - 1], b'$' | b'.');
+            let count = if w.len() <= 4 && w.bytes().all(|c| c.is_ascii_digit()) {
+                w.parse::<i128>().ok()
+            } else {
+                money::number_word(w).map(i128::from)
+            }?;
+            (count >= 2 && !money_sign && t.sentence == text.toks[m.first].sentence).then_some(Quantity {
+                sentence: t.sentence,
+                count,
+                item: m.item,
+            })
+        })
+        .collect()
+}
+
+/// 2026-12-01: whether `amount` at token `tok` is a stated total: a count of an item in the same sentence times one
+/// of its approved amounts ("3 seats at $149 come to $447"). `item`: the item the amount is tied to, if any.
+fn is_total(cx: &Ctx<'_, '_>, quantities: &[Quantity], tok: usize, item: Option<usize>, amount: Dec) -> bool {
+    let sentence = cx.text.toks[tok].sentence;
+    let from = quantities.partition_point(|q| q.sentence < sentence);
+    quantities[from..].iter().take_while(|q| q.sentence == sentence).any(|q| {
+        item.is_none_or(|i| i == q.item)
+            && cx.p.items[q.item].amounts.iter().any(|a| a.checked_mul_int(q.count) == Some(amount))
+    })
 }
 
 /// 2026-12-01: "Starter and Pro are $49 and $149 respectively": in a sentence with `respectively`, the amounts are
