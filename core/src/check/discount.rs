@@ -149,7 +149,12 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) ->
     while i < text.toks.len() {
         let tok = text.toks[i];
         let w = text.word_at(i);
-        if sale && let Some((last, p)) = deal_at(text, i) {
+        // Deals open with "buy", "bogo" or a count; most words are none of them.
+        let opens_deal = || matches!(w, "buy" | "bogo") || text.toks.get(i + 1).is_some_and(|t| text.word(t) == "for");
+        if sale
+            && opens_deal()
+            && let Some((last, p)) = deal_at(text, i)
+        {
             out.push(Claim { start: tok.start, end: text.toks[last].end, tok: i, kind: ClaimKind::Percent(p) });
             i = last + 1;
             continue;

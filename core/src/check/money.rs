@@ -114,82 +114,111 @@ fn word_currency(word: &str) -> Option<(Currency, bool)> {
     })
 }
 
+/// A word lower-cased on the stack (words longer than twelve letters name no currency): the readers below run
+/// after every bare number, so they do not allocate.
+struct Lower {
+    buf: [u8; 12],
+    len: usize,
+}
+
+impl Lower {
+    fn of(w: &str) -> Lower {
+        let mut buf = [0u8; 12];
+        let len = if w.len() <= 12 { w.len() } else { 0 };
+        buf[..len].copy_from_slice(&w.as_bytes()[..len]);
+        buf.make_ascii_lowercase();
+        Lower { buf, len }
+    }
+
+    fn get(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// A currency noun after a number or a nation (`francs`, `dollars`), with the currency it names alone. `None`
+/// inside means the noun needs a nation or a second word (`pounds` alone is a weight, `won` a verb).
+fn currency_noun(w: &str) -> Option<Option<Currency>> {
+    Some(Some(match Lower::of(w).get() {
+        b"dollar" | b"dollars" => Currency::Usd,
+        b"franc" | b"francs" => Currency::Other("CHF"),
+        b"peso" | b"pesos" => Currency::Other("MXN"),
+        b"rupee" | b"rupees" => Currency::Other("INR"),
+        b"yuan" | b"renminbi" => Currency::Other("CNY"),
+        b"real" | b"reais" => Currency::Other("BRL"),
+        b"zloty" | b"zlotys" | b"zlotych" => Currency::Other("PLN"),
+        b"krona" | b"kronor" => Currency::Other("SEK"),
+        b"krone" | b"kroner" => Currency::Other("NOK"),
+        b"rand" => Currency::Other("ZAR"),
+        b"shekel" | b"shekels" => Currency::Other("ILS"),
+        b"dirham" | b"dirhams" => Currency::Other("AED"),
+        b"ruble" | b"rubles" | b"rouble" | b"roubles" => Currency::Other("RUB"),
+        b"euro" | b"euros" => Currency::Other("EUR"),
+        b"pound" | b"pounds" | b"yen" | b"lira" | b"won" | b"sterling" => return Some(None),
+        _ => return None,
+    }))
+}
+
+/// A nation's adjective (capitalised, as written) and its currency: `Swiss` → CHF, `Canadian` → CAD.
+fn nation_currency(w: &str) -> Option<Currency> {
+    Some(match w {
+        "US" | "American" => Currency::Usd,
+        "Canadian" => Currency::Other("CAD"),
+        "Australian" => Currency::Other("AUD"),
+        "Singapore" | "Singaporean" => Currency::Other("SGD"),
+        "Swiss" => Currency::Other("CHF"),
+        "British" => Currency::Other("GBP"),
+        "Mexican" => Currency::Other("MXN"),
+        "Japanese" => Currency::Other("JPY"),
+        "Chinese" => Currency::Other("CNY"),
+        "Indian" => Currency::Other("INR"),
+        "Turkish" => Currency::Other("TRY"),
+        "Swedish" => Currency::Other("SEK"),
+        "Norwegian" => Currency::Other("NOK"),
+        "Danish" => Currency::Other("DKK"),
+        "Brazilian" => Currency::Other("BRL"),
+        "Polish" => Currency::Other("PLN"),
+        "Korean" => Currency::Other("KRW"),
+        "Russian" => Currency::Other("RUB"),
+        "Israeli" => Currency::Other("ILS"),
+        "Emirati" => Currency::Other("AED"),
+        _ => return None,
+    })
+}
+
 /// 2026-12-01: a currency named in words after a number (`79 Swiss francs`, `79 Canadian dollars`, `79 pesos`),
 /// or after a `$` amount (`$79 Canadian`): (end, currency). Adjectives of a nation take its currency, whatever
 /// noun follows; a noun alone names the currency it usually means. `pounds` alone is a weight and is not read.
 fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Currency)> {
     let w1 = ascii_word_at(s, i);
+    if w1.is_empty() {
+        return None;
+    }
     let next = |at: usize| {
         let j = skip_space(s, at);
-        let w = ascii_word_at(s, j);
-        (j, w)
+        (j, ascii_word_at(s, j))
     };
-    let lower = w1.to_ascii_lowercase();
+    let bounded = |end: usize| end == s.len() || !is_alnum_at(s, end);
     // Two-word nations first: "New Zealand", "Hong Kong", "South African".
-    let (adj_end, nation) = match lower.as_str() {
-        "new" | "hong" | "south" => {
+    let two = match w1 {
+        "New" | "new" => Some(("zealand", "NZD")),
+        "Hong" | "hong" => Some(("kong", "HKD")),
+        "South" | "south" => Some(("african", "ZAR")),
+        _ => None,
+    };
+    let (adj_end, nation) = match two {
+        Some((second, code)) => {
             let (j, w2) = next(i + w1.len());
-            let code = match (lower.as_str(), w2.to_ascii_lowercase().as_str()) {
-                ("new", "zealand") => "NZD",
-                ("hong", "kong") => "HKD",
-                ("south", "african") => "ZAR",
-                _ => return None,
-            };
+            if !w2.eq_ignore_ascii_case(second) {
+                return None;
+            }
             (j + w2.len(), Some(Currency::Other(code)))
         }
-        _ => {
-            let c = match w1 {
-                "US" | "American" => Some(Currency::Usd),
-                "Canadian" => Some(Currency::Other("CAD")),
-                "Australian" => Some(Currency::Other("AUD")),
-                "Singapore" | "Singaporean" => Some(Currency::Other("SGD")),
-                "Swiss" => Some(Currency::Other("CHF")),
-                "British" => Some(Currency::Other("GBP")),
-                "Mexican" => Some(Currency::Other("MXN")),
-                "Japanese" => Some(Currency::Other("JPY")),
-                "Chinese" => Some(Currency::Other("CNY")),
-                "Indian" => Some(Currency::Other("INR")),
-                "Turkish" => Some(Currency::Other("TRY")),
-                "Swedish" => Some(Currency::Other("SEK")),
-                "Norwegian" => Some(Currency::Other("NOK")),
-                "Danish" => Some(Currency::Other("DKK")),
-                "Brazilian" => Some(Currency::Other("BRL")),
-                "Polish" => Some(Currency::Other("PLN")),
-                "Korean" => Some(Currency::Other("KRW")),
-                "Russian" => Some(Currency::Other("RUB")),
-                "Israeli" => Some(Currency::Other("ILS")),
-                "Emirati" => Some(Currency::Other("AED")),
-                _ => None,
-            };
-            (i + w1.len(), c)
-        }
-    };
-    let noun = |w: &str| {
-        let l = w.to_ascii_lowercase();
-        Some(match l.as_str() {
-            "dollar" | "dollars" => Currency::Usd,
-            "franc" | "francs" => Currency::Other("CHF"),
-            "peso" | "pesos" => Currency::Other("MXN"),
-            "rupee" | "rupees" => Currency::Other("INR"),
-            "yuan" | "renminbi" => Currency::Other("CNY"),
-            "real" | "reais" => Currency::Other("BRL"),
-            "zloty" | "zlotys" | "zlotych" => Currency::Other("PLN"),
-            "krona" | "kronor" => Currency::Other("SEK"),
-            "krone" | "kroner" => Currency::Other("NOK"),
-            "rand" => Currency::Other("ZAR"),
-            "shekel" | "shekels" => Currency::Other("ILS"),
-            "dirham" | "dirhams" => Currency::Other("AED"),
-            "ruble" | "rubles" | "rouble" | "roubles" => Currency::Other("RUB"),
-            "euro" | "euros" => Currency::Other("EUR"),
-            "pound" | "pounds" | "yen" | "lira" | "won" | "sterling" => Currency::Other("?"),
-            _ => return None,
-        })
+        None => (i + w1.len(), nation_currency(w1)),
     };
     match nation {
         Some(cur) => {
             let (j, w2) = next(adj_end);
-            let bounded = !is_alnum_at(s, j + w2.len()) || j + w2.len() == s.len();
-            if !w2.is_empty() && bounded && noun(w2).is_some() {
+            if !w2.is_empty() && bounded(j + w2.len()) && currency_noun(w2).is_some() {
                 Some((j + w2.len(), cur))
             } else if after_dollar && cur != Currency::Usd {
                 Some((adj_end, cur))
@@ -197,54 +226,62 @@ fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Cur
                 None
             }
         }
-        None => {
-            let bounded = !is_alnum_at(s, i + w1.len()) || i + w1.len() == s.len();
-            match noun(w1).filter(|_| bounded && !after_dollar)? {
-                Currency::Other("?") => {
-                    // "pounds sterling" is money; "pounds" alone is a weight, "won" a verb.
-                    let (j, w2) = next(i + w1.len());
-                    (lower.starts_with("pound") && w2.eq_ignore_ascii_case("sterling"))
-                        .then_some((j + w2.len(), Currency::Other("GBP")))
-                }
-                Currency::Usd => None, // "49 dollars" is read by `word_currency` in every version
-                cur => Some((i + w1.len(), cur)),
+        None if after_dollar || !bounded(i + w1.len()) => None,
+        None => match currency_noun(w1)? {
+            // "pounds sterling" is money; "pounds" alone is a weight, "won" a verb.
+            None => {
+                let (j, w2) = next(i + w1.len());
+                (Lower::of(w1).get().starts_with(b"pound") && w2.eq_ignore_ascii_case("sterling"))
+                    .then_some((j + w2.len(), Currency::Other("GBP")))
             }
-        }
+            Some(Currency::Usd) => None, // "49 dollars" is read by `word_currency` in every version
+            Some(cur) => Some((i + w1.len(), cur)),
+        },
     }
 }
 
-/// The value of one number word: `one` … `nineteen`, and the tens `twenty` … `ninety`.
+/// The value of one number word: `one` … `nineteen`, and the tens `twenty` … `ninety` (any case).
 pub(crate) fn number_word(w: &str) -> Option<u32> {
-    const WORDS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
-    if !(3..=9).contains(&w.len()) {
+    // Lower-cased on the stack and matched at once: this runs on every word of a reply.
+    let b = w.as_bytes();
+    let first_last = |c: u8, set: &[u8]| set.contains(&(c | 0x20));
+    if !(3..=9).contains(&w.len()) || !first_last(b[0], b"zotfsen") || !first_last(b[b.len() - 1], b"eorxnty") {
         return None;
     }
-    if let Some(v) = WORDS.iter().position(|x| x.eq_ignore_ascii_case(w)) {
-        return Some(v as u32);
-    }
-    TENS.iter().position(|x| x.eq_ignore_ascii_case(w)).map(|v| 20 + 10 * v as u32)
+    let mut buf = [0u8; 9];
+    buf[..w.len()].copy_from_slice(w.as_bytes());
+    buf.make_ascii_lowercase();
+    Some(match &buf[..w.len()] {
+        b"zero" => 0,
+        b"one" => 1,
+        b"two" => 2,
+        b"three" => 3,
+        b"four" => 4,
+        b"five" => 5,
+        b"six" => 6,
+        b"seven" => 7,
+        b"eight" => 8,
+        b"nine" => 9,
+        b"ten" => 10,
+        b"eleven" => 11,
+        b"twelve" => 12,
+        b"thirteen" => 13,
+        b"fourteen" => 14,
+        b"fifteen" => 15,
+        b"sixteen" => 16,
+        b"seventeen" => 17,
+        b"eighteen" => 18,
+        b"nineteen" => 19,
+        b"twenty" => 20,
+        b"thirty" => 30,
+        b"forty" => 40,
+        b"fifty" => 50,
+        b"sixty" => 60,
+        b"seventy" => 70,
+        b"eighty" => 80,
+        b"ninety" => 90,
+        _ => return None,
+    })
 }
 
 /// 2026-12-01: a whole number in words at `i`: "forty-nine", "one hundred and forty-nine", "a hundred",
@@ -465,6 +502,9 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
             // 2026-12-01: an amount in words before a currency word ("forty-nine dollars").
             if prefix.is_none()
                 && version.reads_roles()
+                && (number_word(w).is_some()
+                    || w.eq_ignore_ascii_case("a")
+                        && (s[i + 1..].starts_with(" hundred") || s[i + 1..].starts_with(" thousand")))
                 && let Some((end, value)) = number_words(s, i)
             {
                 let n = skip_space(s, end);
