@@ -79,6 +79,14 @@ fn fragment() -> impl Strategy<Value = String> {
         Just("as a rule,".to_owned()),
         Just("from".to_owned()),
         Just("instead of".to_owned()),
+        Just("buy".to_owned()),
+        Just("get one free".to_owned()),
+        Just("2 for".to_owned()),
+        Just("respectively".to_owned()),
+        Just("under".to_owned()),
+        Just("forty-nine".to_owned()),
+        Just("seats".to_owned()),
+        Just("'".to_owned()),
         "\\PC{0,6}",
     ]
 }
@@ -118,8 +126,9 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_replies_in_requests_never_panic(reply in "\\PC{0,300}") {
-        let body = serde_json::json!({"policy": {"prices": [{"item": "Pro", "amount": 49}], "forbid": [{"id": "x", "phrases": ["x"]}]}, "reply": reply});
+    fn arbitrary_replies_in_requests_never_panic(reply in "\\PC{0,300}", v in 0..CheckerVersion::ALL.len()) {
+        let version = CheckerVersion::ALL[v].as_str();
+        let body = serde_json::json!({"version": version, "policy": {"prices": [{"item": "Pro", "amount": 49}], "forbid": [{"id": "x", "phrases": ["x"]}]}, "reply": reply});
         let r = curbi::api::check_json(&serde_json::to_vec(&body).unwrap()).unwrap();
         prop_assert!(serde_json::from_str::<serde_json::Value>(&r.to_json_string()).is_ok());
     }

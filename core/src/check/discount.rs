@@ -64,7 +64,7 @@ fn lead_in(text: &Text<'_>, first: usize) -> Option<usize> {
 
 /// A small count as a digit or a word: `2`, `two` (for deal shapes).
 fn count_at(text: &Text<'_>, k: usize) -> Option<u32> {
-    let w = text.word_at(k);
+    let w = text.word(text.toks.get(k)?);
     let v = if w.bytes().all(|c| c.is_ascii_digit()) && w.len() <= 2 { w.parse().ok() } else { number_word(w) };
     v.filter(|&v| (1..=20).contains(&v))
 }
