@@ -35,6 +35,7 @@ step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked 
 step "cargo test (core, CLI, HTTP, vectors)" cargo test --workspace --locked
 # The vector runner prints how many vectors ran; show it (cargo hides a passing test's output).
 step "shared vectors (Rust)" cargo test -p curbi --locked --test vectors -- --nocapture check_vectors
+step "documents vectors (Rust): the one strict reader" cargo test -p curbi --locked --test documents_vectors -- --nocapture
 step "lint and regression vectors (Rust)" cargo test -p curbi --locked --test lint_vectors --test regression_vectors \
   -- --nocapture lint_vectors regression_vectors round_trips
 step "proof primitives against the public vectors" cargo test -p curbi --locked --test proof_external -- --nocapture
@@ -47,6 +48,8 @@ step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
 step "Node (addon, generated types, node --test, checkout example)" bash bindings/node/test.sh
+# Needs libcurbi, the Python venv and the Node addon built by the steps above.
+step "differential: C, Go, Python and Node give the core's bytes for every shared vector" bash scripts/differential.sh
 step "MCP: official conformance suite (2025-06-18, 2025-11-25, 2026-07-28)" env CURBI=target/release/curbi \
   bash scripts/mcp-conformance.sh
 step "MCP: official TypeScript and Python clients" env CURBI=target/release/curbi bash scripts/mcp-clients.sh

@@ -168,7 +168,7 @@ func TestVerifierRefusesOptions(t *testing.T) {
 		{`[]`, "invalid_type", ""},
 		{`{}`, "missing_field", "/keys"},
 		{`{"keys":{"keys":[]},"bundle":{}}`, "unknown_field", "/bundle"},
-		{`{"keys":{"keys":[]},"keys":{"keys":[]}}`, "invalid_json", ""},
+		{`{"keys":{"keys":[]},"keys":{"keys":[]}}`, "duplicate_member", "/keys"},
 	}
 	for _, tc := range tests {
 		v, err := NewVerifier([]byte(tc.options))

@@ -30,6 +30,8 @@ type Decision struct {
 	Reasons              []Reason `json:"reasons"`
 	StepUp               *StepUp  `json:"stepUp,omitempty"`
 	AuthorizationGranted bool     `json:"authorizationGranted"`
+	// Document is the result exactly as the core wrote it (the bytes every binding gives), to log or forward.
+	Document json.RawMessage `json:"-"`
 }
 
 func decode(doc []byte, err error) (*Decision, error) {
@@ -40,6 +42,7 @@ func decode(doc []byte, err error) (*Decision, error) {
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the decision: %v", err)}
 	}
+	d.Document = doc
 	return &d, nil
 }
 

@@ -19,6 +19,8 @@ type LintReport struct {
 	Valid    bool    `json:"valid"`
 	Errors   []Issue `json:"errors"`
 	Warnings []Issue `json:"warnings"`
+	// Document is the result exactly as the core wrote it (the bytes every binding gives), to log or forward.
+	Document json.RawMessage `json:"-"`
 }
 
 // ValidatePolicy lints a policy document: every schema error, and warnings for rules that can never fire,
@@ -33,6 +35,7 @@ func ValidatePolicy(policyJSON []byte) (*LintReport, error) {
 	if err := json.Unmarshal(doc, &r); err != nil {
 		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the lint report: %v", err)}
 	}
+	r.Document = doc
 	return &r, nil
 }
 
@@ -45,6 +48,8 @@ type Export struct {
 	NodeTest string `json:"nodeTest"`
 	// Pytest is test_regression.py: replays regression.json through the Python package.
 	Pytest string `json:"pytest"`
+	// Document is the result exactly as the core wrote it (the bytes every binding gives), to log or forward.
+	Document json.RawMessage `json:"-"`
 }
 
 // ExportRegression runs a check request (the export_regression arguments: a check request with an optional
@@ -58,6 +63,7 @@ func ExportRegression(request []byte) (*Export, error) {
 	if err := json.Unmarshal(doc, &e); err != nil {
 		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the export: %v", err)}
 	}
+	e.Document = doc
 	return &e, nil
 }
 

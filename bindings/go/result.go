@@ -35,6 +35,8 @@ type Result struct {
 	Pass        bool      `json:"pass"`
 	Findings    []Finding `json:"findings"`
 	Proof       Proof     `json:"proof"`
+	// Document is the result exactly as the core wrote it (the bytes every binding gives), to log or forward.
+	Document json.RawMessage `json:"-"`
 }
 
 // CaseResult is one case of a batch response, in request order.
@@ -57,6 +59,8 @@ type Response struct {
 	Findings    []Finding
 	Results     []CaseResult
 	Proof       Proof
+	// Document is the result exactly as the core wrote it (the bytes every binding gives), to log or forward.
+	Document json.RawMessage
 }
 
 // wireOne and wireBatch are the two response shapes as they are on the wire.
@@ -103,7 +107,7 @@ func (r *Response) UnmarshalJSON(doc []byte) error {
 		if w.Findings == nil {
 			return fmt.Errorf("check response without findings")
 		}
-		*r = Response{w.Object, w.Version, w.RecordTrust, w.Pass, w.Findings, nil, w.Proof}
+		*r = Response{w.Object, w.Version, w.RecordTrust, w.Pass, w.Findings, nil, w.Proof, nil}
 	case "check_batch":
 		var w wireBatch
 		if err := decodeStrict(doc, &w); err != nil {
@@ -117,7 +121,7 @@ func (r *Response) UnmarshalJSON(doc []byte) error {
 				return fmt.Errorf("results[%d] without findings", i)
 			}
 		}
-		*r = Response{w.Object, w.Version, w.RecordTrust, w.Pass, nil, w.Results, w.Proof}
+		*r = Response{w.Object, w.Version, w.RecordTrust, w.Pass, nil, w.Results, w.Proof, nil}
 	default:
 		return fmt.Errorf("unknown response object %q", head.Object)
 	}
@@ -148,6 +152,7 @@ func parseResult(doc []byte, reply string) (*Result, error) {
 				"finding %d: span [%d,%d) does not slice its text %q from a %d-byte reply", i, s, e, f.Text, len(reply))}
 		}
 	}
+	r.Document = doc
 	return &r, nil
 }
 
@@ -157,5 +162,6 @@ func parseResponse(doc []byte) (*Response, error) {
 	if err := json.Unmarshal(doc, &r); err != nil {
 		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("unreadable check response: %v", err)}
 	}
+	r.Document = doc
 	return &r, nil
 }

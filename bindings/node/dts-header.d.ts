@@ -10,8 +10,10 @@ export type CheckerVersion = '2026-10-27' | '2026-11-01'
 /**
  * What every function throws (or rejects with) on bad input: an `Error` with the same `code`, `message` and `path`
  * as the Check API's error document. `path` is a JSON pointer into the document passed in (`''` is all of it).
+ * Exported, so `e instanceof CurbiError` tells Curbi's errors apart.
  */
-export interface CurbiError extends Error {
+export declare class CurbiError extends Error {
+  constructor(message: string, code: ErrorCode, path: string)
   code: ErrorCode
   path: string
 }

@@ -10,8 +10,10 @@ export type CheckerVersion = '2026-10-27' | '2026-11-01'
 /**
  * What every function throws (or rejects with) on bad input: an `Error` with the same `code`, `message` and `path`
  * as the Check API's error document. `path` is a JSON pointer into the document passed in (`''` is all of it).
+ * Exported, so `e instanceof CurbiError` tells Curbi's errors apart.
  */
-export interface CurbiError extends Error {
+export declare class CurbiError extends Error {
+  constructor(message: string, code: ErrorCode, path: string)
   code: ErrorCode
   path: string
 }
@@ -307,13 +309,13 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** A compiled policy: immutable, cheap to share. Made by `compilePolicy`; check any number of replies with it. */
 export declare class Policy {
   /** Checks one reply. `reply.slice(...finding.span) === finding.text` for every finding. */
-  check(reply: string, options?: CheckOptions | PreparedOptions | undefined | null): Check
+  check(reply: string, options?: CheckOptions | PreparedOptions | string | undefined | null): Check
   /** Checks one reply on the libuv thread pool. Bad input rejects the Promise with a `CurbiError`. */
-  checkAsync(reply: string, options?: CheckOptions | PreparedOptions | undefined | null): Promise<Check>
+  checkAsync(reply: string, options?: CheckOptions | PreparedOptions | string | undefined | null): Promise<Check>
   /** Checks up to 50 cases (`{id?, reply, record?}`), one result per case in order. */
-  checkCases(cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null): CheckBatch
+  checkCases(cases: CheckCase[] | string, options?: CheckOptions | PreparedOptions | string | undefined | null): CheckBatch
   /** `checkCases` on the libuv thread pool. */
-  checkCasesAsync(cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null): Promise<CheckBatch>
+  checkCasesAsync(cases: CheckCase[] | string, options?: CheckOptions | PreparedOptions | string | undefined | null): Promise<CheckBatch>
 }
 
 /**
@@ -361,11 +363,8 @@ export declare function compilePolicy(policy: PolicyDocument | string): Policy
  */
 export declare function createVerifier(options: VerifyOptions | string): Verifier
 
-/**
- * Every stable error code (vectors/errors.json): the `code` of a thrown `CurbiError`. The match below is exhaustive,
- * so a code added to the core does not compile here until it is added to this list.
- */
-export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note'
+/** Every stable error code (vectors/errors.json): the `code` of a thrown `CurbiError`. */
+export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note' | 'duplicate_member' | 'unknown_tool' | 'unknown_id' | 'output_too_large'
 
 /**
  * Exports a check request as a CI regression (docs/REGRESSION.md): the `curbi.regression` document, whose
@@ -377,7 +376,7 @@ export declare function exportRegression(request: ExportRequest | string): Regre
  * Reads and validates check options once. Throws a `CurbiError` with the same codes and paths as passing the
  * object to `policy.check` (`/record/facts/0/value`, `/version`).
  */
-export declare function prepareOptions(options: CheckOptions): PreparedOptions
+export declare function prepareOptions(options: CheckOptions | string): PreparedOptions
 
 /** Replays a `curbi.regression` document with the checker version it pins: the `curbi.replay` report. */
 export declare function replayRegression(regression: Regression | string): ReplayReport

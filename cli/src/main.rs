@@ -12,7 +12,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use curbi::{CheckerVersion, Error, ErrorCode};
-use curbi_cli::serve;
 
 const USAGE: &str = "\
 curbi: check what an AI agent tells a customer against explicit rules.
@@ -222,8 +221,9 @@ fn error_text(e: &Error, pretty: bool) -> String {
     if pretty { serde_json::to_string_pretty(&doc).unwrap_or_else(|_| doc.to_string()) } else { doc.to_string() }
 }
 
+/// Parses `--addr` and runs the server crate (`curbi-mcp`), which holds every route.
 fn serve_command(args: &[OsString]) -> ExitCode {
-    let mut addr = serve::DEFAULT_ADDR.to_owned();
+    let mut addr = curbi_mcp::DEFAULT_ADDR.to_owned();
     let mut it = args.iter().map(|a| a.to_str());
     while let Some(arg) = it.next() {
         match arg {
@@ -246,7 +246,7 @@ fn serve_command(args: &[OsString]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(serve::run(addr.as_str())) {
+    match runtime.block_on(curbi_mcp::run(addr.as_str())) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("curbi: cannot serve on {addr}: {e}");

@@ -1,6 +1,7 @@
 //! `curbi verify` and `curbi vectors`: the offline bundle verifier and the published Proof of Action vectors
-//! (docs/PROOF.md). All verification and generation is in core (`curbi::proof`); this file reads files, builds the
-//! request, supplies `now` from the clock in fresh mode when not given, prints, and maps results to exit statuses.
+//! (docs/PROOF.md). All verification is in core (`curbi::proof`) and all generation in `curbi-testkit`; this file
+//! reads files, builds the request, supplies `now` from the clock in fresh mode when not given, prints, and maps
+//! results to exit statuses.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -122,7 +123,9 @@ fn json_text(file: &OsString, path: &str, what: &str, pretty: bool) -> Result<St
         print_error(&e, pretty)
     };
     let text = String::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
-    serde_json::from_str::<Value>(&text).map_err(|e| bad(e.to_string()))?;
+    // Syntax only, without building the document: the verifier streams the text itself (a repeated member is its
+    // `malformed` result, exit 1, not this unreadable-input error).
+    curbi::json::first_repeat(&text).map_err(|e| bad(e.message))?;
     Ok(text)
 }
 
@@ -254,7 +257,7 @@ pub(crate) fn vectors_command(args: &[OsString]) -> ExitCode {
             _ => return usage_error(&format!("vectors: unknown argument {}", arg.to_string_lossy())),
         }
     }
-    let files = match panic::catch_unwind(curbi::proof::vectors::generate) {
+    let files = match panic::catch_unwind(curbi_testkit::generate) {
         Ok(f) => f,
         Err(_) => {
             eprintln!("curbi: the vector generator failed; this is a bug");

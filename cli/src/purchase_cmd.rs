@@ -129,11 +129,12 @@ fn build_request(a: &Args) -> Result<Value, ExitCode> {
     let mut request = Map::new();
     for (member, file) in &a.files {
         let bytes = read_file(file)?;
-        let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        // The strict reader: a repeated member is refused at its pointer inside the request, like bad syntax.
+        let value: Value = curbi::json::read(&bytes).map_err(|e| {
             let err = Error::new(
-                ErrorCode::InvalidJson,
-                format!("/{member}"),
-                format!("{} ({}) is not valid JSON: {e}", member.to_uppercase(), file.to_string_lossy()),
+                e.code,
+                format!("/{member}{}", e.path),
+                format!("{} ({}) cannot be read: {}", member.to_uppercase(), file.to_string_lossy(), e.message),
             );
             print_error(&err, a.pretty, EXIT_INVALID)
         })?;

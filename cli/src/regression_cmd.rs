@@ -17,9 +17,10 @@ use super::{EXIT_INTERNAL, EXIT_INVALID, print_out, read_file, usage_error};
 /// Exit status when the policy is invalid (lint) or an expectation no longer holds (replay).
 const EXIT_FAILED: u8 = 1;
 
-/// Parses JSON; invalid JSON is the `invalid_json` error document on stdout and exit 2.
+/// Reads a document with the strict reader; one it refuses (bad syntax, a repeated member) is the error document
+/// on stdout and exit 2.
 fn parse_json(bytes: &[u8], pretty: bool) -> Result<Value, ExitCode> {
-    serde_json::from_slice(bytes).map_err(|e| print_error(&Error::from_json_error(&e), pretty, EXIT_INVALID))
+    curbi::json::read(bytes).map_err(|e| print_error(&e, pretty, EXIT_INVALID))
 }
 
 fn print_error(e: &Error, pretty: bool, status: u8) -> ExitCode {

@@ -191,7 +191,11 @@ fn verify_exit_two_for_unreadable_input() {
 
     let repeated = write(&dir, "repeated.json", br#"{"keys":[],"keys":[]}"#);
     let out = curbi(&["verify", s(&bundle), "--keys", s(&repeated)]);
-    assert_eq!((status(&out), result(&out)["error"]["code"].clone()), (2, "invalid_json".into()));
+    let error = &result(&out)["error"];
+    assert_eq!(
+        (status(&out), error["code"].clone(), error["path"].clone()),
+        (2, "duplicate_member".into(), "/keys/keys".into())
+    );
 
     let out = curbi(&["verify", s(&bundle), "--keys", s(&keys), "--mode", "fresh", "--now", "tomorrow"]);
     assert_eq!((status(&out), result(&out)["error"]["path"].clone()), (2, "/now".into()));

@@ -22,15 +22,14 @@ use curbi::proof::bundle::ParsedBundle;
 use curbi::proof::envelope::{Envelope, Kind};
 use curbi::proof::keys::{KeySet, VerifyingKey};
 use curbi::proof::merkle::{self, Hash};
-use curbi::proof::vectors;
 use curbi::proof::verify::{self, Reason, VerifyOptions};
 
 const SIZES: [usize; 3] = [16, 1_024, 10_000];
 
-/// A bundle of `n` DONE receipts from one reference gate (fixed clock from `vectors::T0`, the published test key),
-/// all proven under one head, and the key set that trusts the test key.
+/// A bundle of `n` DONE receipts from one reference gate (fixed clock, the published test key), all proven under one
+/// head, and the key set that trusts the test key.
 fn bundle(n: usize, attestations: bool) -> (Value, KeySet) {
-    vectors::large_bundle(n, attestations).unwrap()
+    curbi_testkit::large_bundle(n, attestations).unwrap()
 }
 
 fn options(keys: &KeySet, threads: usize) -> VerifyOptions {
@@ -55,7 +54,7 @@ fn floor_inputs(bundle: &Value, n: usize) -> Floor {
     let env = Envelope::parse(Kind::Receipt, text).unwrap();
     let depth = (n as u64).next_power_of_two().trailing_zeros() as usize; // ⌈log2 n⌉
     Floor {
-        key: vectors::test_key().verifying_key(),
+        key: curbi_testkit::test_key().verifying_key(),
         message: env.signed_bytes(),
         signature: *env.signature(),
         entry: text.as_bytes().to_vec(),

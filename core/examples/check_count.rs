@@ -11,13 +11,13 @@
 
 use std::hint::black_box;
 
-use curbi::{CheckerVersion, CompiledPolicy, Record};
+use curbi::{CheckerVersion, CompiledPolicy, CompiledRecord};
 
 #[path = "../benches/common/check_workload.rs"]
 mod workload;
 
 #[inline(never)]
-fn measured(p: &CompiledPolicy, record: &Record, version: CheckerVersion, n: usize) -> usize {
+fn measured(p: &CompiledPolicy, record: &CompiledRecord, version: CheckerVersion, n: usize) -> usize {
     let mut findings = 0;
     for _ in 0..n {
         findings += p.check(black_box(workload::REPLY), Some(black_box(record)), version).len();

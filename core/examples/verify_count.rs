@@ -17,11 +17,10 @@ use curbi::proof::bundle::ParsedBundle;
 use curbi::proof::envelope::{Envelope, Kind};
 use curbi::proof::keys::{KeySet, VerifyingKey};
 use curbi::proof::merkle::{self, Hash};
-use curbi::proof::vectors;
 use curbi::proof::verify::{self, Reason, VerifyOptions};
 
 fn bundle(n: usize) -> (ParsedBundle, KeySet, String) {
-    let (value, keys) = vectors::large_bundle(n, false).unwrap();
+    let (value, keys) = curbi_testkit::large_bundle(n, false).unwrap();
     let first = value["receipts"][0]["receipt"].as_str().unwrap().to_string();
     (ParsedBundle::from_value(&value, "/bundle").unwrap(), keys, first)
 }
@@ -64,7 +63,7 @@ fn main() {
             let env = Envelope::parse(Kind::Receipt, &first).unwrap();
             let depth = (n as u64).next_power_of_two().trailing_zeros() as usize;
             let siblings: Vec<Hash> = (0..depth).map(|i| merkle::leaf_hash(&[i as u8])).collect();
-            let key = vectors::test_key().verifying_key();
+            let key = curbi_testkit::test_key().verifying_key();
             measured_floor(n, &key, &env.signed_bytes(), env.signature(), first.as_bytes(), &siblings);
         }
         _ => std::process::exit(2),

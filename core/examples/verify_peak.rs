@@ -10,10 +10,8 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
-use curbi::proof::vectors;
-
 fn request(n: usize, attestations: bool) -> Value {
-    let (bundle, keys) = vectors::large_bundle(n, attestations).unwrap();
+    let (bundle, keys) = curbi_testkit::large_bundle(n, attestations).unwrap();
     json!({"bundle": bundle, "keys": keys.to_value(), "allowTest": true})
 }
 

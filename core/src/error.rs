@@ -55,11 +55,19 @@ pub enum ErrorCode {
     DuplicateKey,
     /// A signed note or checkpoint that does not parse strictly (C2SP signed-note, tlog-checkpoint).
     InvalidNote,
+    /// A member name written twice in one object: readers disagree on which copy wins, so the document is refused.
+    DuplicateMember,
+    /// MCP: `tools/call` names a tool the server does not have.
+    UnknownTool,
+    /// MCP: `fetch` was given an id that `search` never returns.
+    UnknownId,
+    /// MCP: a tool's output is over the output limit; nothing of it is returned.
+    OutputTooLarge,
 }
 
 impl ErrorCode {
     /// Every code, in the order of `vectors/errors.json`.
-    pub const ALL: [ErrorCode; 24] = [
+    pub const ALL: [ErrorCode; 28] = [
         ErrorCode::InvalidJson,
         ErrorCode::InvalidType,
         ErrorCode::UnknownField,
@@ -84,6 +92,10 @@ impl ErrorCode {
         ErrorCode::PrivateKeyPresent,
         ErrorCode::DuplicateKey,
         ErrorCode::InvalidNote,
+        ErrorCode::DuplicateMember,
+        ErrorCode::UnknownTool,
+        ErrorCode::UnknownId,
+        ErrorCode::OutputTooLarge,
     ];
 
     /// The wire name.
@@ -113,6 +125,10 @@ impl ErrorCode {
             ErrorCode::PrivateKeyPresent => "private_key_present",
             ErrorCode::DuplicateKey => "duplicate_key",
             ErrorCode::InvalidNote => "invalid_note",
+            ErrorCode::DuplicateMember => "duplicate_member",
+            ErrorCode::UnknownTool => "unknown_tool",
+            ErrorCode::UnknownId => "unknown_id",
+            ErrorCode::OutputTooLarge => "output_too_large",
         }
     }
 }

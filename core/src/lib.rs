@@ -6,14 +6,16 @@ pub mod api;
 pub mod check;
 pub mod decimal;
 pub mod error;
+pub mod json;
 pub mod lint;
 pub(crate) mod pointer;
 pub mod policy;
 pub mod proof;
 pub mod purchase;
 pub mod regression;
+pub mod wire;
 
-pub use check::{CompiledPolicy, Finding};
+pub use check::{CompiledPolicy, CompiledRecord, Finding};
 pub use error::{Error, ErrorCode, Result};
 pub use policy::{CheckRequest, CheckerVersion, Policy, Record};
 pub use purchase::{Decision, Verdict, verify_action, verify_checkout};

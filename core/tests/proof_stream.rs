@@ -182,11 +182,11 @@ fn repeated_members_and_syntax_errors_in_the_streamed_texts() {
     for v in [verify_request_text(&whole).unwrap(), verify_parts_text(&twice, &options_text).unwrap()] {
         let v = v.to_value();
         assert_eq!(v["reason"], "malformed");
-        assert_eq!(v["error"]["code"], "invalid_json");
-        assert_eq!(v["error"]["path"], "/bundle/receipts/0");
+        assert_eq!(v["error"]["code"], "duplicate_member");
+        assert_eq!(v["error"]["path"], "/bundle/receipts/0/index");
     }
     let e = ParsedBundle::from_text(&twice, "/bundle").err().unwrap();
-    assert_eq!((e.code.as_str(), e.path.as_str()), ("invalid_json", "/bundle/receipts/0"));
+    assert_eq!((e.code.as_str(), e.path.as_str()), ("duplicate_member", "/bundle/receipts/0/index"));
 
     // A syntax error after the repeat still makes the text unreadable (Err), not a malformed result.
     let broken = format!("{}]", &whole[..whole.len() - 1]);

@@ -4,13 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use curbi::proof::bundle::ParsedBundle;
-use curbi::proof::envelope::Limits;
-use curbi::proof::gate::{Confirmation, FixedClock, Gate, GateConfig, Grant, Mutation, Outcome};
-use curbi::proof::keys::{KeySet, TrustedKey};
-use curbi::proof::vectors;
 use curbi::proof::verify::{self, Reason, VerifyOptions};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -226,53 +222,16 @@ fn the_valid_request_verifies() {
     assert_eq!(run(valid())["reason"], "verifies");
 }
 
-/// A bundle of many receipts from one gate, its trusted key set, and its head.
-fn large_bundle(n: usize) -> (Value, KeySet) {
-    let clock = Arc::new(FixedClock::new(vectors::T0));
-    let mut gate = Gate::new(vectors::test_key(), GateConfig::new(vectors::ORIGIN), clock.clone()).unwrap();
-    let grant = gate
-        .grant(Grant {
-            id: None,
-            agent: "agent:ops".into(),
-            operations: vec!["dispatch.create".into()],
-            resources: vec!["job:*".into()],
-            limits: Limits::default(),
-            not_before: None,
-            expires_at: vectors::T0 + 86_400,
-        })
-        .unwrap();
-    for i in 0..n {
-        let m = Mutation {
-            tenant: "t".into(),
-            idempotency_key: format!("job-{i}"),
-            agent: "agent:ops".into(),
-            operation: "dispatch.create".into(),
-            resource: format!("job:{i}"),
-            amount: None,
-            currency: None,
-        };
-        gate.attest(grant, &m).unwrap();
-        clock.advance(1);
-        let evidence = format!(r#"{{"operation":"dispatch.create","resource":"job:{i}"}}"#);
-        let c = gate.confirm("t", &m.idempotency_key, Outcome::Done(evidence.as_bytes())).unwrap();
-        assert!(matches!(c, Confirmation::Receipt(_)));
-    }
-    let head = gate.checkpoint().unwrap();
-    let leaves: Vec<u64> = (0..n as u64).collect();
-    let bundle = gate.bundle(&leaves, &head, &[], true).unwrap().to_value();
-    let keys = KeySet::from_keys(vec![TrustedKey::new(vectors::test_key().verifying_key())]).unwrap();
-    (bundle, keys)
-}
-
 #[test]
 fn every_core_gives_the_one_thread_result() {
-    let (mut bundle, keys) = large_bundle(300);
+    let (mut bundle, keys) = curbi_testkit::large_bundle(300, true).unwrap();
     // Break a few receipts in different chunks so that order matters.
     for i in [7usize, 150, 299] {
         bundle["receipts"][i]["index"] = json!((i + 1) % 300);
     }
     let parsed = ParsedBundle::from_value(&bundle, "/bundle").unwrap();
     let mut options = VerifyOptions::new(keys);
+    options.allow_test = true;
     options.threads = 1;
     let one = verify::verify_bundle(&parsed, &options);
     for threads in [2, 3, 8, 0] {

@@ -19,13 +19,13 @@ fn compiled() -> CompiledPolicy {
     CompiledPolicy::new(policy::parse_policy(&p).unwrap())
 }
 
-fn record() -> curbi::Record {
-    let req = serde_json::json!({"policy": {}, "reply": "", "record": {
+fn record() -> curbi::CompiledRecord {
+    let record = serde_json::json!({
         "effects": [{"operation": "billing.cancel", "status": "DONE"}],
         "facts": [{"near": "appointment", "kind": "time", "value": "15:30"},
                   {"near": "delivery", "kind": "date", "value": "2026-11-03"},
-                  {"near": "refund", "kind": "money", "value": "$49.99"}]}});
-    policy::parse_request_value(&req).unwrap().record.unwrap()
+                  {"near": "refund", "kind": "money", "value": "$49.99"}]});
+    curbi::CompiledRecord::from_json(record.to_string().as_bytes()).unwrap()
 }
 
 /// Fragments that exercise every reader, glued in random order with random separators.

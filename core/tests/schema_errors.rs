@@ -14,7 +14,8 @@ fn parse(doc: &Value) -> curbi::Result<CheckRequest> {
 #[track_caller]
 fn assert_err_bytes(body: &[u8], code: &str, path: &str) {
     assert!(ErrorCode::ALL.iter().any(|c| c.as_str() == code), "test uses an unknown code {code}");
-    match parse_request(body) {
+    // The Check API's whole reading: the schema, then the record's compile step (fact values read by kind).
+    match curbi::api::check_json(body) {
         Ok(_) => panic!("accepted, expected {code} at {path:?}: {}", String::from_utf8_lossy(body)),
         Err(e) => assert_eq!(
             (e.code.as_str(), e.path.as_str()),
@@ -33,6 +34,12 @@ fn assert_err(doc: Value, code: &str, path: &str) {
 
 #[track_caller]
 fn assert_ok(doc: Value) -> CheckRequest {
+    if let Err(e) = curbi::api::check_json(&serde_json::to_vec(&doc).expect("serialize")) {
+        panic!(
+            "the Check API rejected it with {e}; document: {}",
+            doc.to_string().chars().take(400).collect::<String>()
+        )
+    }
     match parse(&doc) {
         Ok(r) => r,
         Err(e) => panic!("rejected with {e}; document: {}", doc.to_string().chars().take(400).collect::<String>()),
@@ -672,8 +679,30 @@ fn not_json_is_invalid_json_at_the_root() {
     assert_err_bytes(b"{\"policy\":{},\"reply\":\"Hi\"} trailing", "invalid_json", "");
     assert_err_bytes(b"{'policy':{}}", "invalid_json", "");
     assert_err_bytes(b"{\"policy\":{},\"reply\":\"Hi\",}", "invalid_json", "");
-    assert_err_bytes(br#"{"policy":{"prices":[{"item":"x","amount":1e400}]},"reply":"Hi"}"#, "invalid_json", "");
     assert_err_bytes(br#"{"policy":{},"reply":"\ud800"}"#, "invalid_json", "");
+}
+
+/// Numbers are read from their decimal text (the strict reader keeps it), so a value no f64 holds is judged at its
+/// own path: not refused as unreadable JSON at the root, and never rounded or flushed to zero.
+#[test]
+fn numbers_are_judged_from_their_decimal_text() {
+    let amount = |n: &str| format!(r#"{{"policy":{{"prices":[{{"item":"x","amount":{n}}}]}},"reply":"Hi"}}"#);
+    assert_err_bytes(amount("1e400").as_bytes(), "out_of_range", "/policy/prices/0/amount");
+    // 1e-400 is not zero: it has more decimal places than an amount may have.
+    assert_err_bytes(amount("1e-400").as_bytes(), "invalid_value", "/policy/prices/0/amount");
+    let exact = curbi::policy::parse_request(amount("999999999999999.999999").as_bytes()).map(|r| r.policy.prices);
+    assert_eq!(exact.ok().map(|p| p[0].amounts[0]), Some(curbi::decimal::Dec(999_999_999_999_999_999_999)));
+}
+
+/// A member written twice is refused wherever it is, at its own pointer: parsers disagree on which copy wins.
+#[test]
+fn repeated_members_are_refused_at_their_pointer() {
+    assert_err_bytes(br#"{"policy":{},"reply":"a","reply":"b"}"#, "duplicate_member", "/reply");
+    assert_err_bytes(
+        br#"{"policy":{"prices":[{"item":"Pro","amount":49,"amount":29}]},"reply":"Pro is $29."}"#,
+        "duplicate_member",
+        "/policy/prices/0/amount",
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::ffi::c_char;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use curbi_core::api::{self, CheckOptions, SpanUnit};
-use curbi_core::{CompiledPolicy, Error, ErrorCode, policy};
+use curbi_core::{CompiledPolicy, Error, ErrorCode};
 
 /// Status of every call. Stable numbers: never renumbered or reused; new ones are appended.
 #[repr(u32)]
@@ -122,8 +122,7 @@ pub extern "C" fn curbi_policy_compile(
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
     new_handle(policy_json, policy_len, policy_out, error_out, |bytes| {
-        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| Error::from_json_error(&e))?;
-        Ok(curbi_policy { inner: CompiledPolicy::new(policy::parse_policy(&value)?) })
+        Ok(curbi_policy { inner: CompiledPolicy::from_json(bytes)? })
     })
 }
 
@@ -172,8 +171,7 @@ pub extern "C" fn curbi_policy_check(
             return Err(Failure(curbi_status::InvalidUtf8, Some(e)));
         };
         let options = CheckOptions::from_json(options)?;
-        let response = api::respond_in(&p.inner, reply, &options, SpanUnit::Utf8);
-        document(result_out, api::Response::One(response).to_json_string());
+        document(result_out, api::check_one(&p.inner, reply, &options, SpanUnit::Utf8).to_json_string());
         Ok(())
     })
 }
@@ -250,9 +248,7 @@ pub extern "C" fn curbi_verify_checkout(
     result_out: *mut *mut curbi_bytes,
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
-    json_call(request_json, request_len, result_out, error_out, |b| {
-        Ok(curbi_core::purchase::verify_checkout_json(b)?.to_json_string())
-    })
+    json_call(request_json, request_len, result_out, error_out, api::verify_checkout_json)
 }
 
 /// Decides an action: `{"grant", "action", "now"}` in, the decision document out (docs/PURCHASE.md).
@@ -263,9 +259,7 @@ pub extern "C" fn curbi_verify_action(
     result_out: *mut *mut curbi_bytes,
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
-    json_call(request_json, request_len, result_out, error_out, |b| {
-        Ok(curbi_core::purchase::verify_action_json(b)?.to_json_string())
-    })
+    json_call(request_json, request_len, result_out, error_out, api::verify_action_json)
 }
 
 /// Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,

@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use curbi::proof::keys::VerifyingKey;
 use curbi::proof::note::{self, Checkpoint, Note, NoteVerifier, SignatureKind};
-use curbi::proof::vectors;
 use curbi::proof::verify::KnownHead;
+use curbi_testkit::{WITNESS_NAMES, WITNESS_SEEDS, key_from_text, test_key};
 use libfuzzer_sys::fuzz_target;
 
 /// The log key and the pinned witnesses of the vectors.
@@ -17,11 +17,11 @@ fn keys() -> &'static (VerifyingKey, Vec<NoteVerifier>) {
     KEYS.get_or_init(|| {
         let witnesses = (0..2)
             .map(|i| {
-                let key = vectors::key_from_text(vectors::WITNESS_SEEDS[i]).verifying_key();
-                NoteVerifier::new(vectors::WITNESS_NAMES[i], SignatureKind::CosignatureV1, key).expect("a key name")
+                let key = key_from_text(WITNESS_SEEDS[i]).verifying_key();
+                NoteVerifier::new(WITNESS_NAMES[i], SignatureKind::CosignatureV1, key).expect("a key name")
             })
             .collect();
-        (vectors::test_key().verifying_key(), witnesses)
+        (test_key().verifying_key(), witnesses)
     })
 }
 

@@ -1,5 +1,4 @@
-//! Bearer API keys with scopes, the sandbox partition of test keys, and fixed-window rate limits.
-//!
+//! Bearer API keys with scopes, the sandbox partition of test keys, and the fixed-window rate limits of `POST /mcp`.
 //! Keys are held only as SHA-256 digests: the raw key is never stored, echoed, logged or put in an error.
 
 use std::collections::HashMap;
@@ -12,7 +11,10 @@ use axum::http::{HeaderValue, StatusCode};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::{RpcError, TEST_KEY_PREFIX, code};
+use crate::rpc::{RpcError, code};
+
+/// The prefix of sandbox test keys: a key that starts with it uses the sandbox partition.
+pub const TEST_KEY_PREFIX: &str = "curbi_test_";
 
 /// What a key may call beyond the public tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

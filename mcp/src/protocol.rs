@@ -1,4 +1,5 @@
-//! The JSON-RPC layer: one message per POST, the era of each request, and the methods of both eras.
+//! The JSON-RPC layer of `POST /mcp`: the shape of one message, the protocol era of each request, and the methods of
+//! both eras (`tools/call` runs [`crate::tools`]).
 
 use axum::http::header::WWW_AUTHENTICATE;
 use axum::http::{HeaderMap, StatusCode};
@@ -6,8 +7,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
 use crate::auth::{Caller, Scope};
+use crate::config::Server;
+use crate::http::json_response;
+use crate::rpc::{RpcError, code, rate_limited};
 use crate::tools::{self, ToolOutcome};
-use crate::{RpcError, Server, code, json_response};
 
 /// The modern revision (stateless, `server/discover`).
 pub const MODERN: &str = "2026-07-28";
@@ -133,7 +136,15 @@ fn era(headers: &HeaderMap, message: &Map<String, Value>, id: &Value) -> Result<
 }
 
 /// Serves one checked message.
-pub fn dispatch(server: &Server, headers: &HeaderMap, caller: &Caller, message: Value) -> Result<Response, RpcError> {
+/// `refused` is the strict reader's error for a repeated member inside `params.arguments` (path relative to the
+/// arguments): the message is still answered, and a `tools/call` gets it as its tool error.
+pub fn dispatch(
+    server: &Server,
+    headers: &HeaderMap,
+    caller: &Caller,
+    message: Value,
+    refused: Option<&curbi::Error>,
+) -> Result<Response, RpcError> {
     let Value::Object(message) = message else {
         return Err(RpcError::new(StatusCode::BAD_REQUEST, code::INVALID_REQUEST, "Invalid Request"));
     };
@@ -148,13 +159,13 @@ pub fn dispatch(server: &Server, headers: &HeaderMap, caller: &Caller, message: 
         return Ok(StatusCode::ACCEPTED.into_response());
     };
     match era {
-        Era::Legacy => legacy(server, caller, &id, method, params),
-        Era::Modern => modern(server, headers, caller, &id, method, params),
+        Era::Legacy => legacy(server, caller, &id, method, params, refused),
+        Era::Modern => modern(server, headers, caller, &id, method, params, refused),
     }
 }
 
 fn ok(id: &Value, result: Value) -> Response {
-    json_response(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+    json_response(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(), Vec::new())
 }
 
 fn legacy(
@@ -163,6 +174,7 @@ fn legacy(
     id: &Value,
     method: &str,
     params: &Map<String, Value>,
+    refused: Option<&curbi::Error>,
 ) -> Result<Response, RpcError> {
     // Legacy clients read JSON-RPC errors of a request from a 200 response.
     let rpc = |code: i64, m: String| RpcError::new(StatusCode::OK, code, m).with_id(id);
@@ -183,7 +195,7 @@ fn legacy(
         "ping" => Ok(ok(id, json!({}))),
         "tools/list" => Ok(ok(id, json!({"tools": tools::visible_tools(caller)}))),
         "tools/call" => {
-            let result = call(server, caller, id, params, StatusCode::OK)?;
+            let result = call(server, caller, id, params, refused, StatusCode::OK)?;
             Ok(ok(id, result))
         }
         _ => Err(rpc(code::METHOD_NOT_FOUND, format!("Method not found: {method}"))),
@@ -197,6 +209,7 @@ fn modern(
     id: &Value,
     method: &str,
     params: &Map<String, Value>,
+    refused: Option<&curbi::Error>,
 ) -> Result<Response, RpcError> {
     let bad = |code: i64, m: String| RpcError::new(StatusCode::BAD_REQUEST, code, m).with_id(id);
     let meta = params.get("_meta").and_then(Value::as_object);
@@ -240,7 +253,7 @@ fn modern(
             "cacheScope": "public",
         }),
         "tools/list" => json!({"tools": tools::visible_tools(caller), "ttlMs": TTL_MS, "cacheScope": scope}),
-        "tools/call" => call(server, caller, id, params, StatusCode::BAD_REQUEST)?,
+        "tools/call" => call(server, caller, id, params, refused, StatusCode::BAD_REQUEST)?,
         _ => {
             return Err(RpcError::new(
                 StatusCode::NOT_FOUND,
@@ -266,6 +279,7 @@ fn call(
     caller: &Caller,
     id: &Value,
     params: &Map<String, Value>,
+    refused: Option<&curbi::Error>,
     invalid_status: StatusCode,
 ) -> Result<Value, RpcError> {
     let invalid = |m: String| RpcError::new(invalid_status, code::INVALID_PARAMS, m).with_id(id);
@@ -304,7 +318,10 @@ fn call(
         }
     }
     if let Err(retry) = server.tool_calls.check(&format!("{}/{name}", caller.bucket())) {
-        return Err(crate::rate_limited(retry, &format!("rate limit exceeded for {name}")).with_id(id));
+        return Err(rate_limited(retry, &format!("rate limit exceeded for {name}")).with_id(id));
+    }
+    if let Some(e) = refused {
+        return Ok(tool_result(ToolOutcome::core_error(e), server.config.max_tool_output, caller));
     }
     let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
     let outcome =
@@ -320,7 +337,7 @@ fn tool_result(outcome: ToolOutcome, max_output: usize, caller: &Caller) -> Valu
     let ToolOutcome { text, is_error } = outcome;
     let (text, is_error) = if text.len() > max_output {
         let e = json!({"error": {
-            "code": "output_too_large",
+            "code": curbi::ErrorCode::OutputTooLarge.as_str(),
             "message": format!(
                 "the tool output is {} bytes, over this server's {max_output}-byte limit; send fewer cases or a smaller input",
                 text.len()

@@ -1,13 +1,13 @@
 //! The demo transparency log behind `fetch_signed_receipt`: built once, at first use, by the reference gate
 //! (`curbi::proof::gate`) with seed 003's four operation fixtures (a refund, a booking, a dispatch, a door unlock),
 //! each attested and confirmed DONE with synthetic provider evidence, under the published TEST key
-//! (`curbi::proof::vectors::test_key`) and a fixed clock. Nothing is contacted and nothing is stored; the log is the
+//! (`curbi_testkit::test_key`) and a fixed clock. Nothing is contacted and nothing is stored; the log is the
 //! same on every start.
 
 use std::sync::{Arc, LazyLock};
 
 use curbi::proof::gate::{Confirmation, FixedClock, Gate, GateConfig, Outcome};
-use curbi::proof::vectors::{FIXTURES, T0, TENANT, test_key};
+use curbi_testkit::{FIXTURES, T0, TENANT, test_key};
 use serde_json::{Value, json};
 
 /// The demo log's origin.

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use serde_json::{Value, json};
 
 use crate::auth::{Caller, Scope};
-use crate::{Config, catalog};
+use crate::catalog;
 
 /// Seed 000's recorded `tools/list` result, tool by tool, verbatim.
 pub const PUBLIC_TOOLS_JSON: &str = include_str!("../tools.json");
@@ -75,7 +75,7 @@ impl ToolOutcome {
         ToolOutcome { text: doc.to_string(), is_error: true }
     }
 
-    fn core_error(e: &curbi::Error) -> ToolOutcome {
+    pub(crate) fn core_error(e: &curbi::Error) -> ToolOutcome {
         ToolOutcome { text: e.to_json().to_string(), is_error: true }
     }
 }
@@ -155,7 +155,11 @@ pub fn run(tool: &Tool, args: &Value) -> ToolOutcome {
         "search" => ToolOutcome::ok(catalog::search(args["query"].as_str().unwrap_or_default()).to_string()),
         "fetch" => match catalog::fetch(args["id"].as_str().unwrap_or_default()) {
             Some(doc) => ToolOutcome::ok(doc.to_string()),
-            None => ToolOutcome::error("unknown_id", "/id", "no document with this id; use an id returned by search"),
+            None => ToolOutcome::error(
+                curbi::ErrorCode::UnknownId.as_str(),
+                "/id",
+                "no document with this id; use an id returned by search",
+            ),
         },
         "verify_checkout" => ToolOutcome::ok(curbi::purchase::verify_checkout_request(args).to_json_string()),
         "verify_agent" => ToolOutcome::ok(curbi::purchase::verify_action_request(args).to_json_string()),
@@ -166,7 +170,7 @@ pub fn run(tool: &Tool, args: &Value) -> ToolOutcome {
             },
             None => ToolOutcome::error("invalid_type", "/sequence", "'sequence' must be a whole number ≥ 0"),
         },
-        other => ToolOutcome::error("unknown_tool", "", format!("no handler for {other}")),
+        other => ToolOutcome::error(curbi::ErrorCode::UnknownTool.as_str(), "", format!("no handler for {other}")),
     }
 }
 
@@ -186,83 +190,4 @@ fn export_regression(request: &[u8]) -> ToolOutcome {
         "nodeTest": {"path": curbi::regression::NODE_TEST_FILE, "text": doc["nodeTest"].take()},
     });
     ToolOutcome::ok(out.to_string())
-}
-
-/// `GET /agent-start.json`: seed 000's agent-start document, pointing at this server.
-pub fn agent_start_document(base: &str) -> Value {
-    let tools: Vec<Value> = TOOLS
-        .iter()
-        .filter(|t| t.scope.is_none())
-        .map(|t| json!({"name": t.name, "readOnly": true, "description": t.definition["description"]}))
-        .collect();
-    json!({
-        "object": "curbi.agent.start",
-        "version": 1,
-        "endpoint": format!("{base}/mcp"),
-        "transport": "Streamable HTTP, JSON responses; no sessions",
-        "headers": {
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": "2025-06-18"
-        },
-        "tools": tools,
-        "example": {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {"name": "validate_policy", "arguments": {"policy": {}}}
-        },
-        "meaning": MEANING,
-        "docs": catalog::url_of("docs/MCP.md"),
-    })
-}
-
-/// What no result means (seed 000).
-pub const MEANING: &str = "A pass means no configured rule fired. Lint is not completeness. Bundle verification is \
-not independent provider proof. No result grants authority.";
-
-/// `GET /ai.json`: the tools, their availability and the limits.
-pub fn ai_document(base: &str, config: &Config) -> Value {
-    let tools: Vec<Value> = TOOLS
-        .iter()
-        .map(|t| {
-            json!({
-                "name": t.name,
-                "title": t.definition["title"],
-                "readOnly": true,
-                "access": match t.scope {
-                    None => "public, no key".to_string(),
-                    Some(Scope::AnyKey) => "any API key".to_string(),
-                    Some(s) => format!("API key with the {} scope", s.as_str()),
-                },
-            })
-        })
-        .collect();
-    json!({
-        "object": "curbi.ai",
-        "version": 1,
-        "name": "Curbi",
-        "description": "Deterministic checks of agent replies, policies, proof bundles, purchases and actions.",
-        "mcp": {
-            "endpoint": format!("{base}/mcp"),
-            "transport": "Streamable HTTP, JSON responses; no sessions, no event stream",
-            "protocolVersions": crate::protocol::SUPPORTED,
-            "agentStart": format!("{base}/agent-start.json"),
-        },
-        "checkApi": {"endpoint": format!("{base}/v1/check"), "method": "POST"},
-        "tools": tools,
-        "limits": {
-            "requestBytes": config.max_body,
-            "toolOutputBytes": config.max_tool_output,
-            "requestsPerMinute": config.rate_per_minute,
-            "toolCallsPerMinutePerTool": config.tool_rate_per_minute,
-        },
-        "keys": {
-            "header": "Authorization: Bearer <key>",
-            "testPrefix": crate::TEST_KEY_PREFIX,
-            "testPartition": "sandbox",
-        },
-        "meaning": MEANING,
-        "docs": catalog::url_of("docs/MCP.md"),
-    })
 }

@@ -110,7 +110,10 @@ test('policy.check and checkCases: reply, options and cases errors', () => {
   assertCurbiError(() => p.check(undefined), 'invalid_type', '/reply')
   assertCurbiError(() => p.check('x', { foo: 1 }), 'unknown_field', '/foo')
   assertCurbiError(() => p.check('x', { version: '2020-01-01' }), 'invalid_enum', '/version')
-  assertCurbiError(() => p.check('x', 'options'), 'invalid_type', '')
+  // Options as JSON text are read by the core: 'options' is not JSON, '[]' not an object.
+  assertCurbiError(() => p.check('x', 'options'), 'invalid_json', '')
+  assertCurbiError(() => p.check('x', '[]'), 'invalid_type', '')
+  assertCurbiError(() => p.check('x', 42), 'invalid_type', '')
   assertCurbiError(() => p.check('x', { record: { receipts: ['r'] } }), 'unsupported', '/record/receipts')
   assertCurbiError(
     () => p.check('x', { record: { facts: [{ near: 'appointment', kind: 'time', value: 'soon' }] } }),
@@ -121,7 +124,10 @@ test('policy.check and checkCases: reply, options and cases errors', () => {
   assert.equal(p.check('Starter is $49.', null).pass, true)
   assert.equal(p.check('Starter is $49.', undefined).pass, true)
 
-  assertCurbiError(() => p.checkCases('x'), 'invalid_type', '/cases')
+  // JSON text is read as it is: not JSON is invalid_json, not an array invalid_type, both at /cases.
+  assertCurbiError(() => p.checkCases('x'), 'invalid_json', '/cases')
+  assertCurbiError(() => p.checkCases('{"reply":"x"}'), 'invalid_type', '/cases')
+  assertCurbiError(() => p.checkCases(42), 'invalid_type', '/cases')
   assertCurbiError(() => p.checkCases([]), 'too_few_items', '/cases')
   assertCurbiError(() => p.checkCases([{ reply: 5 }]), 'invalid_type', '/cases/0/reply')
   assertCurbiError(() => p.checkCases([{ reply: 'x', extra: 1 }]), 'unknown_field', '/cases/0/extra')
@@ -131,7 +137,9 @@ test('policy.check and checkCases: reply, options and cases errors', () => {
   assertCurbiError(() => curbi.prepareOptions({ version: 'v' }), 'invalid_enum', '/version')
   assertCurbiError(() => curbi.prepareOptions({ record: { subject: '' } }), 'too_short', '/record/subject')
   assertCurbiError(() => curbi.prepareOptions(null), 'invalid_type', '')
-  assertCurbiError(() => curbi.prepareOptions('{}'), 'invalid_type', '')
+  assertCurbiError(() => curbi.prepareOptions('[]'), 'invalid_type', '')
+  assertCurbiError(() => curbi.prepareOptions('{"version":"2026-10-27","version":"2026-11-01"}'), 'duplicate_member', '/version')
+  assert.equal(curbi.prepareOptions('{}').version, curbi.prepareOptions({}).version)
 })
 
 test('async calls reject with the same errors and never throw', async () => {

@@ -5,6 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import curbi from '../index.js'
+
 export const VECTORS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'vectors')
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -38,7 +40,8 @@ export function errorCodes() {
 /** Asserts that `fn` throws an Error with this code and path. */
 export function assertCurbiError(fn, code, path, where = '') {
   assert.throws(fn, (e) => {
-    assert.ok(e instanceof Error, `${where}: an Error, got ${e}`)
+    assert.ok(e instanceof curbi.CurbiError && e instanceof Error, `${where}: a CurbiError, got ${e}`)
+    assert.equal(e.name, 'CurbiError')
     assert.equal(e.code, code, `${where}: code (message: ${e.message})`)
     assert.equal(e.path, path, `${where}: path (message: ${e.message})`)
     assert.equal(typeof e.message, 'string')
@@ -50,7 +53,7 @@ export function assertCurbiError(fn, code, path, where = '') {
 /** Asserts that `promise` rejects with an Error with this code and path. */
 export async function assertCurbiRejects(promise, code, path, where = '') {
   await assert.rejects(promise, (e) => {
-    assert.ok(e instanceof Error, `${where}: an Error, got ${e}`)
+    assert.ok(e instanceof curbi.CurbiError, `${where}: a CurbiError, got ${e}`)
     assert.equal(e.code, code, `${where}: code (message: ${e.message})`)
     assert.equal(e.path, path, `${where}: path (message: ${e.message})`)
     return true

@@ -56,13 +56,13 @@ test('only a bundle that is not JSON rejects; an unreadable one is a malformed r
   const odd = await verifier.verify({ object: 'curbi.proof/0.1', x: 1 })
   assert.deepEqual([odd.ok, odd.reason, odd.error.path], [false, 'malformed', '/bundle/x'])
   const repeated = await verifier.verify('{"head":"a","head":"b"}')
-  assert.deepEqual([repeated.reason, repeated.error.code, repeated.error.path], ['malformed', 'invalid_json', '/bundle'])
+  assert.deepEqual([repeated.reason, repeated.error.code, repeated.error.path], ['malformed', 'duplicate_member', '/bundle/head'])
 })
 
 test('options that cannot be used throw a CurbiError', () => {
   assertCurbiError(() => curbi.createVerifier('[]'), 'invalid_type', '')
   assertCurbiError(() => curbi.createVerifier('{not json'), 'invalid_json', '')
-  assertCurbiError(() => curbi.createVerifier('{"keys":{"keys":[]},"keys":{"keys":[]}}'), 'invalid_json', '')
+  assertCurbiError(() => curbi.createVerifier('{"keys":{"keys":[]},"keys":{"keys":[]}}'), 'duplicate_member', '/keys')
   assertCurbiError(() => curbi.createVerifier({ keys: { keys: [] }, bundle: {} }), 'unknown_field', '/bundle')
   assertCurbiError(() => curbi.createVerifier({}), 'missing_field', '/keys')
   assertCurbiError(() => curbi.createVerifier(undefined), 'invalid_type', '')

@@ -48,7 +48,7 @@ fn bench(c: &mut Criterion) {
     // What `policy.check(reply, { record })` hands over after JSON.stringify: the options as JSON text.
     let options_json = format!("{{\"record\":{}}}", raw_const("RECORD"));
     let prepared = CheckOptions::from_json(options_json.as_bytes()).unwrap();
-    assert!(api::respond_in(&compiled, &reply, &prepared, SpanUnit::Utf16).pass, "the workload reply passes");
+    assert!(api::check_one(&compiled, &reply, &prepared, SpanUnit::Utf16).pass, "the workload reply passes");
 
     if let Ok(spec) = std::env::var("CURBI_LOOP") {
         let (mode, n) = spec.split_once(':').unwrap();
@@ -64,24 +64,24 @@ fn bench(c: &mut Criterion) {
                 "none" => &none,
                 other => panic!("CURBI_LOOP mode {other}: use prepared, record or none"),
             };
-            black_box(api::respond_in(&compiled, black_box(&reply), o, SpanUnit::Utf16));
+            black_box(api::check_one(&compiled, black_box(&reply), o, SpanUnit::Utf16));
         }
         std::process::exit(0);
     }
     // `policy.check(reply, prepared)`: the check with the record already read, answered with UTF-16 spans.
     c.bench_function("node_native_check_prepared", |b| {
-        b.iter(|| api::respond_in(&compiled, black_box(&reply), black_box(&prepared), SpanUnit::Utf16))
+        b.iter(|| api::check_one(&compiled, black_box(&reply), black_box(&prepared), SpanUnit::Utf16))
     });
     // `policy.check(reply, { record })`: the options read from JSON text on every call, then the check.
     c.bench_function("node_native_options_json_and_check", |b| {
         b.iter(|| {
             let o = CheckOptions::from_json(black_box(options_json.as_bytes())).unwrap();
-            api::respond_in(&compiled, black_box(&reply), &o, SpanUnit::Utf16)
+            api::check_one(&compiled, black_box(&reply), &o, SpanUnit::Utf16)
         })
     });
     // `policy.check(reply)`: no record.
     c.bench_function("node_native_check_no_record", |b| {
-        b.iter(|| api::respond_in(&compiled, black_box(&reply), &CheckOptions::default(), SpanUnit::Utf16))
+        b.iter(|| api::check_one(&compiled, black_box(&reply), &CheckOptions::default(), SpanUnit::Utf16))
     });
 }
 

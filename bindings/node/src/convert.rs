@@ -2,7 +2,7 @@
 //! the caller passes), so every code and path is exactly the CLI's; core errors become JS `Error`s with `code`, `path`.
 
 use curbi::{Error, ErrorCode};
-use napi::bindgen_prelude::{FromNapiValue, Function, JsValue, Object, Unknown};
+use napi::bindgen_prelude::{FnArgs, FromNapiValue, Function, Unknown};
 use napi::{Env, ValueType};
 
 /// Reads a document argument: a string is JSON text (as the CLI reads a file); any other value is serialized with
@@ -16,12 +16,14 @@ pub(crate) fn document_text(env: &Env, value: Unknown, what: &str) -> Result<Str
     }
 }
 
-/// Reads the optional options argument: `undefined` or `null` means none; anything else must be an object.
+/// Reads the optional options argument: `undefined` or `null` means none; otherwise an object or JSON text.
 pub(crate) fn options_text(env: &Env, value: Option<Unknown>) -> Result<Option<String>, Error> {
     let Some(value) = value else { return Ok(None) };
     match value.get_type().map_err(internal)? {
         ValueType::Undefined | ValueType::Null => Ok(None),
         ValueType::Object => stringify(env, value).map(Some),
+        // JSON text, read by the core's strict reader as it is (a repeated member is refused, not collapsed).
+        ValueType::String => String::from_unknown(value).map(Some).map_err(internal),
         other => {
             Err(Error::new(ErrorCode::InvalidType, "", format!("options must be an object, got {}", type_name(other))))
         }
@@ -38,11 +40,6 @@ pub(crate) fn reply_text(value: Unknown) -> Result<String, Error> {
             format!("reply must be a string, got {}", type_name(other)),
         )),
     }
-}
-
-/// Parses JSON text into a value, reporting bad syntax as the CLI does (`invalid_json` at the whole document).
-pub(crate) fn parse(text: &str) -> Result<serde_json::Value, Error> {
-    serde_json::from_str(text).map_err(|e| Error::from_json_error(&e))
 }
 
 fn stringify(env: &Env, value: Unknown) -> Result<String, Error> {
@@ -80,13 +77,13 @@ fn internal(e: napi::Error) -> Error {
     Error::new(ErrorCode::Internal, "", format!("could not read a JavaScript value: {}", e.reason))
 }
 
-/// Turns a core error into a JavaScript `Error` with string `code` and `path` (its `message` is the core's message,
-/// as in the Check API's error document), ready to be thrown or to reject a Promise.
+/// Turns a core error into a `CurbiError` (the exported class) with string `code` and `path` (its `message` is the
+/// core's message, as in the Check API's error document), ready to be thrown or to reject a Promise.
 pub(crate) fn js_error(env: &Env, e: Error) -> napi::Error {
-    let built = env.create_error(napi::Error::from_reason(e.message.as_str())).and_then(|mut obj: Object| {
-        obj.set("code", crate::codes::ErrorCode::from(e.code))?;
-        obj.set("path", e.path.as_str())?;
-        Ok(obj.to_unknown())
+    let code: &'static str = e.code.as_str();
+    let built = crate::js::js(env).and_then(|js| {
+        let make = js.make_error.borrow_back(env)?;
+        make.call(FnArgs { data: (e.message.clone(), code, e.path.clone()) })
     });
     match built {
         Ok(obj) => napi::Error::from(obj),

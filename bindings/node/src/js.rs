@@ -1,24 +1,37 @@
-//! The JavaScript functions this addon keeps per Node environment (main thread, each worker), compiled or looked up
-//! once and held as references in the addon's instance data: `JSON.stringify` and `JSON.parse` for documents in
-//! and out, and the two functions that build check results (see result.rs for why those are built in JavaScript).
+//! The JavaScript functions this addon keeps per Node environment (main thread, each worker), looked up once and
+//! held as references in the addon's instance data: `JSON.stringify` and `JSON.parse`, for documents in and out,
+//! and the `CurbiError` class every thrown error is an instance of (exported, so `instanceof` works).
 
-use curbi::api;
-use napi::bindgen_prelude::{FnArgs, Function, FunctionRef, JsObjectValue, Unknown};
+use napi::bindgen_prelude::{FnArgs, Function, FunctionRef, JsObjectValue, Object, Unknown};
 use napi::{Env, JSON};
 
-/// `(object, version, recordTrust, pass, findings | results as JSON text) => document`.
-pub(crate) type ResultArgs = FnArgs<(&'static str, &'static str, &'static str, bool, String)>;
-type ResultFn = FunctionRef<ResultArgs, Unknown<'static>>;
+/// `(message, code, path) => new CurbiError(message, code, path)`.
+pub(crate) type MakeError = FunctionRef<FnArgs<(String, &'static str, String)>, Unknown<'static>>;
+
+/// The class and its factory, made once per environment: a plain JavaScript class, so it can be subclassed and
+/// shows up in stack traces as `CurbiError`.
+const CURBI_ERROR: &str = "(function () {
+  class CurbiError extends Error {
+    constructor(message, code, path) {
+      super(message)
+      this.name = 'CurbiError'
+      this.code = code
+      this.path = path
+    }
+  }
+  return { CurbiError, make: (message, code, path) => new CurbiError(message, code, path) }
+})()";
 
 pub(crate) struct Js {
-    /// `JSON.stringify` as it was when the addon first ran in this environment.
+    /// `JSON.stringify` as it was when the addon first ran in this environment (a later change to the global
+    /// cannot reach it).
     pub(crate) stringify: FunctionRef<Unknown<'static>, Option<String>>,
-    /// `JSON.parse`, likewise: turns the core's JSON documents (lint, regression, purchase) into objects.
+    /// `JSON.parse`, likewise: turns the core's JSON documents into objects.
     pub(crate) parse: FunctionRef<String, Unknown<'static>>,
-    /// Builds a `Check` document.
-    pub(crate) check: ResultFn,
-    /// Builds a `CheckBatch` document.
-    pub(crate) batch: ResultFn,
+    /// The exported `CurbiError` class.
+    pub(crate) error_class: FunctionRef<Unknown<'static>, Unknown<'static>>,
+    /// Makes a `CurbiError`.
+    pub(crate) make_error: MakeError,
 }
 
 /// This environment's functions, made on first use.
@@ -37,20 +50,14 @@ fn make(env: &Env) -> napi::Result<Js> {
     let json: JSON = env.get_global()?.get_named_property_unchecked("JSON")?;
     let stringify: Function<Unknown<'static>, Option<String>> = json.get_named_property_unchecked("stringify")?;
     let parse: Function<String, Unknown<'static>> = json.get_named_property_unchecked("parse")?;
-    let proof = serde_json::to_string(&api::PROOF).map_err(|e| napi::Error::from_reason(e.to_string()))?;
-    // `parse` is JSON.parse captured when the function is made, so a later change to the global cannot reach it.
-    let compile = |list: &str, parsed: &str| -> napi::Result<ResultFn> {
-        let source = format!(
-            "(function (parse) {{\n  return function (object, version, recordTrust, pass, text) {{\n    return {{ \
-             object, version, recordTrust, pass, {list}: {parsed}, proof: {proof} }}\n  }}\n}})(JSON.parse)"
-        );
-        let f: Function<ResultArgs, Unknown<'static>> = env.run_script(source)?;
-        f.create_ref()
-    };
+    let error: Object = env.run_script(CURBI_ERROR)?;
+    let class: Function<Unknown<'static>, Unknown<'static>> = error.get_named_property_unchecked("CurbiError")?;
+    let make: Function<FnArgs<(String, &'static str, String)>, Unknown<'static>> =
+        error.get_named_property_unchecked("make")?;
     Ok(Js {
         stringify: stringify.create_ref()?,
         parse: parse.create_ref()?,
-        check: compile("findings", "text === '' ? [] : parse(text)")?,
-        batch: compile("results", "parse(text)")?,
+        error_class: class.create_ref()?,
+        make_error: make.create_ref()?,
     })
 }

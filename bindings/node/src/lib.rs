@@ -8,15 +8,16 @@ mod result;
 
 use std::sync::Arc;
 
-use curbi::api::{self, CheckOptions, SpanUnit};
-use curbi::policy::{self, Replies};
+use curbi::api::{self, Cases, CheckOptions, SpanUnit};
 use curbi::{CompiledPolicy, Error, ErrorCode as Code};
-use napi::bindgen_prelude::{AsyncTask, ClassInstance, FromNapiValue, JavaScriptClassExt, JsValue, Unknown};
+use napi::bindgen_prelude::{
+    AsyncTask, ClassInstance, FromNapiValue, JavaScriptClassExt, JsObjectValue, JsValue, Unknown,
+};
 use napi::{Env, Task, ValueType};
 use napi_derive::napi;
 
 pub use codes::ErrorCode;
-use convert::{document_text, js_error, options_text, parse, reply_text};
+use convert::{document_text, js_error, options_text, reply_text};
 
 /// Runs core work inside a panic guard. A panic is a bug in the core; unwinding out of an addon call would abort
 /// the whole Node process, so it becomes a thrown `internal` error instead (as the C ABI's `CURBI_STATUS_PANIC`).
@@ -24,6 +25,14 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
         Err(Error::new(Code::Internal, "", "internal error: the checker panicked (a bug; please report it)"))
     })
+}
+
+/// Puts the `CurbiError` class on the module's exports: every error the addon throws or rejects with is an instance
+/// of it (`e instanceof curbi.CurbiError`), with `code` and `path`.
+#[napi(module_exports)]
+pub fn exports(mut exports: napi::bindgen_prelude::Object, env: Env) -> napi::Result<()> {
+    let class = js::js(&env)?.error_class.borrow_back(&env)?;
+    exports.set_named_property("CurbiError", class)
 }
 
 /// The library version, e.g. "0.1.0".
@@ -47,9 +56,8 @@ pub fn compile_policy(env: Env, policy: Unknown) -> napi::Result<Policy> {
 }
 
 fn compile(env: &Env, value: Unknown) -> Result<Policy, Error> {
-    let doc = parse(&document_text(env, value, "policy")?)?;
-    let p = policy::parse_policy(&doc)?;
-    Ok(Policy { inner: Arc::new(CompiledPolicy::new(p)) })
+    let text = document_text(env, value, "policy")?;
+    Ok(Policy { inner: Arc::new(CompiledPolicy::from_json(text.as_bytes())?) })
 }
 
 /// Check options read once (`{record, version}`, validated), to check many replies against the same record
@@ -71,10 +79,10 @@ impl PreparedOptions {
 
 /// Reads and validates check options once. Throws a `CurbiError` with the same codes and paths as passing the
 /// object to `policy.check` (`/record/facts/0/value`, `/version`).
-#[napi(ts_args_type = "options: CheckOptions")]
+#[napi(ts_args_type = "options: CheckOptions | string")]
 pub fn prepare_options(env: Env, options: Unknown) -> napi::Result<PreparedOptions> {
     let run = || match options_text(&env, Some(options))? {
-        Some(text) => CheckOptions::from_value(&parse(&text)?),
+        Some(text) => CheckOptions::from_json(text.as_bytes()),
         None => Err(Error::new(Code::InvalidType, "", "options must be an object")),
     };
     guarded(run).map(|o| PreparedOptions { inner: Arc::new(o) }).map_err(|e| js_error(&env, e))
@@ -107,35 +115,27 @@ impl Options {
         match self {
             Options::Default => f(&CheckOptions::default()),
             Options::Prepared(o) => f(o),
-            Options::Text(text) => f(&CheckOptions::from_value(&parse(text)?)?),
+            Options::Text(text) => f(&CheckOptions::from_json(text.as_bytes())?),
         }
     }
 }
 
 /// Checks one reply against a compiled policy, spans in UTF-16 code units.
 fn check_one(policy: &CompiledPolicy, reply: &str, options: &Options) -> Result<api::CheckResponse, Error> {
-    options.with(|o| Ok(api::respond_in(policy, reply, o, SpanUnit::Utf16)))
+    options.with(|o| Ok(api::check_one(policy, reply, o, SpanUnit::Utf16)))
 }
 
 /// Checks `cases` (JSON text of the array) against a compiled policy. Errors in a case have the paths of a Check API
 /// request (`/cases/0/reply`); a case's own `record` replaces the one in `options`.
 fn check_cases(policy: &CompiledPolicy, cases: &str, options: &Options) -> Result<api::BatchResponse, Error> {
-    options.with(|o| {
-        // The cases are read by the request reader, so their limits, codes and paths are exactly the Check API's.
-        let request = serde_json::json!({ "policy": {}, "cases": parse(cases)? });
-        let Replies::Cases(list) = policy::parse_request_value(&request)?.replies else {
-            return Err(Error::new(Code::Internal, "/cases", "cases were read as one reply"));
-        };
-        match api::run_compiled(policy, &Replies::Cases(list), o.record.as_ref(), o.version) {
-            api::Response::Batch(batch) => Ok(batch),
-            api::Response::One(_) => Err(Error::new(Code::Internal, "/cases", "cases answered as one reply")),
-        }
-    })
+    let cases = Cases::from_json(cases.as_bytes())?;
+    options.with(|o| Ok(api::check_cases(policy, &cases.0, o, SpanUnit::Utf16)))
 }
 
 /// `cases` must be an array; its errors are reported at `/cases` as in a request.
+/// `cases` must be an array or JSON text (the core judges the text: not an array is its `invalid_type` at `/cases`).
 fn cases_text(env: &Env, cases: Unknown) -> Result<String, Error> {
-    if !cases.is_array().unwrap_or(false) {
+    if !cases.is_array().unwrap_or(false) && cases.get_type().ok() != Some(ValueType::String) {
         return Err(Error::new(Code::InvalidType, "/cases", "cases must be an array"));
     }
     document_text(env, cases, "cases")
@@ -145,7 +145,7 @@ fn cases_text(env: &Env, cases: Unknown) -> Result<String, Error> {
 impl Policy {
     /// Checks one reply. `reply.slice(...finding.span) === finding.text` for every finding.
     #[napi(
-        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | string | undefined | null",
         ts_return_type = "Check"
     )]
     pub fn check(&self, env: Env, reply: Unknown, options: Option<Unknown>) -> napi::Result<Unknown<'static>> {
@@ -155,7 +155,7 @@ impl Policy {
 
     /// Checks one reply on the libuv thread pool. Bad input rejects the Promise with a `CurbiError`.
     #[napi(
-        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_args_type = "reply: string, options?: CheckOptions | PreparedOptions | string | undefined | null",
         ts_return_type = "Promise<Check>"
     )]
     pub fn check_async(&self, env: Env, reply: Unknown, options: Option<Unknown>) -> AsyncTask<CheckTask> {
@@ -166,7 +166,7 @@ impl Policy {
 
     /// Checks up to 50 cases (`{id?, reply, record?}`), one result per case in order.
     #[napi(
-        ts_args_type = "cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_args_type = "cases: CheckCase[] | string, options?: CheckOptions | PreparedOptions | string | undefined | null",
         ts_return_type = "CheckBatch"
     )]
     pub fn check_cases(&self, env: Env, cases: Unknown, options: Option<Unknown>) -> napi::Result<Unknown<'static>> {
@@ -176,7 +176,7 @@ impl Policy {
 
     /// `checkCases` on the libuv thread pool.
     #[napi(
-        ts_args_type = "cases: CheckCase[], options?: CheckOptions | PreparedOptions | undefined | null",
+        ts_args_type = "cases: CheckCase[] | string, options?: CheckOptions | PreparedOptions | string | undefined | null",
         ts_return_type = "Promise<CheckBatch>"
     )]
     pub fn check_cases_async(&self, env: Env, cases: Unknown, options: Option<Unknown>) -> AsyncTask<CheckTask> {
@@ -237,13 +237,13 @@ pub fn replay_regression(env: Env, regression: Unknown) -> napi::Result<Unknown<
 /// pass JSON text to keep `100.0` (a DENY) apart from `100`, which JavaScript numbers cannot.
 #[napi(ts_args_type = "request: object | string", ts_return_type = "Decision")]
 pub fn verify_checkout(env: Env, request: Unknown) -> napi::Result<Unknown<'static>> {
-    json_call(&env, request, "request", |body| Ok(curbi::purchase::verify_checkout_json(body)?.to_json_string()))
+    json_call(&env, request, "request", api::verify_checkout_json)
 }
 
 /// Decides an action against a grant (docs/PURCHASE.md): `{grant, action, now}` in, the decision out.
 #[napi(ts_args_type = "request: object | string", ts_return_type = "Decision")]
 pub fn verify_action(env: Env, request: Unknown) -> napi::Result<Unknown<'static>> {
-    json_call(&env, request, "request", |body| Ok(curbi::purchase::verify_action_json(body)?.to_json_string()))
+    json_call(&env, request, "request", api::verify_action_json)
 }
 
 /// Verifies a Proof of Action bundle offline (docs/PROOF.md) on the libuv thread pool: `{bundle, keys, allowTest?,

@@ -4,34 +4,31 @@
 
 use std::sync::Arc;
 
-use pyo3::create_exception;
-use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use curbi::api::{self, CheckOptions, RECORD_TRUST};
-use curbi::check::span;
-use curbi::policy::{self, Replies};
+use curbi::api::{self, Cases, SpanUnit};
 use curbi::proof::verify::Mode;
-use curbi::{CheckerVersion, CompiledPolicy, Error, ErrorCode};
+use curbi::wire::{BatchResponse, CaseResult, CheckResponse, WireFinding, findings_in};
+use curbi::{CheckerVersion, CompiledPolicy, CompiledRecord, Error, ErrorCode};
 
-create_exception!(curbi, CurbiError, PyException, "Invalid input: `.code`, `.path` and `.message` say what and where.");
-create_exception!(curbi, ValidationError, CurbiError, "A document does not match its schema or cannot be read.");
-create_exception!(curbi, UnsupportedError, CurbiError, "Valid, but not supported by this build (signed receipts).");
-
-/// Raises the core error as `CurbiError` (or a subclass) carrying code, path and message.
+/// Raises a core error as the exception class of `curbi._errors` for its code (`CurbiError` or a subclass),
+/// carrying `code`, `path` and `message`. The classes are plain Python, so they can be subclassed and pickled.
 fn raise(py: Python<'_>, e: Error) -> PyErr {
-    let err = match e.code {
-        ErrorCode::Unsupported => UnsupportedError::new_err(e.message.clone()),
-        ErrorCode::Internal => CurbiError::new_err(e.message.clone()),
-        _ => ValidationError::new_err(e.message.clone()),
+    let class = match e.code {
+        ErrorCode::Unsupported => "UnsupportedError",
+        ErrorCode::Internal => "CurbiError",
+        _ => "ValidationError",
     };
-    let value = err.value(py);
-    // Attribute writes on a fresh exception instance cannot fail in practice; if one did, the error still raises.
-    let _ = value.setattr("code", e.code.as_str());
-    let _ = value.setattr("path", e.path.as_str());
-    let _ = value.setattr("message", e.message.as_str());
-    err
+    let made = py
+        .import("curbi._errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|cls| cls.call1((e.message.as_str(), e.code.as_str(), e.path.as_str())));
+    match made {
+        Ok(instance) => PyErr::from_value(instance),
+        // The package's own module is missing or broken: still raise, with the code in the message.
+        Err(err) => err,
+    }
 }
 
 fn type_error(py: Python<'_>, path: &str, what: &str) -> PyErr {
@@ -88,35 +85,20 @@ fn to_json(py: Python<'_>, obj: &Bound<'_, PyAny>, path: &str) -> PyResult<serde
     Err(type_error(py, path, &format!("cannot read a Python {name} as JSON")))
 }
 
-/// A dict, or a str holding JSON.
-fn document(py: Python<'_>, obj: &Bound<'_, PyAny>, path: &str) -> PyResult<serde_json::Value> {
-    if let Ok(s) = obj.cast::<PyString>() {
-        return serde_json::from_str(&s.to_cow()?).map_err(|e| raise(py, Error::from_json_error(&e)));
+/// A dict (or list) or a str holding JSON, as the JSON bytes the core's entry points read. A str goes to the core as
+/// it is, so the strict reader sees repeated member names (refused) and exact numbers, and a large bundle is
+/// streamed instead of copied into a tree; a dict is written as JSON first (it cannot repeat a key).
+fn document_bytes(py: Python<'_>, input: &Bound<'_, PyAny>, path: &str) -> PyResult<Vec<u8>> {
+    if let Ok(s) = input.cast::<PyString>() {
+        return Ok(s.to_cow()?.as_bytes().to_vec());
     }
-    to_json(py, obj, path)
+    serde_json::to_vec(&to_json(py, input, path)?)
+        .map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))
 }
 
-/// Converts JSON to Python objects (dicts, lists, str, int, float, bool, None).
-fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
-    use serde_json::Value;
-    Ok(match v {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => i.into_pyobject(py)?.into_any(),
-            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
-            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
-        },
-        Value::String(s) => PyString::new(py, s).into_any(),
-        Value::Array(a) => PyList::new(py, a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_any(),
-        Value::Object(m) => {
-            let d = PyDict::new(py);
-            for (k, x) in m {
-                d.set_item(k, to_py(py, x)?)?;
-            }
-            d.into_any()
-        }
-    })
+/// A JSON document written by the core, as Python objects through `json.loads` (members in the core's order).
+fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.getattr("loads")?.call1((text,))
 }
 
 /// One finding. `span` indexes the Python `str` (code points): `reply[f.span[0]:f.span[1]] == f.text`.
@@ -131,20 +113,15 @@ struct Finding {
     text: String,
     #[pyo3(get)]
     why: String,
-    /// UTF-16 span, for the wire form.
-    wire_span: (usize, usize),
+    /// The core's wire finding (UTF-16 span), for `to_dict`.
+    wire: WireFinding,
 }
 
 #[pymethods]
 impl Finding {
     /// The wire form: `{"rule", "span", "text", "why"}` with the span in UTF-16 code units.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("rule", &self.rule)?;
-        d.set_item("span", [self.wire_span.0, self.wire_span.1])?;
-        d.set_item("text", &self.text)?;
-        d.set_item("why", &self.why)?;
-        Ok(d)
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        loads(py, &serde_json::to_string(&self.wire).unwrap_or_default())
     }
 
     fn __repr__(&self) -> String {
@@ -152,30 +129,21 @@ impl Finding {
     }
 }
 
-fn findings(reply: &str, found: Vec<curbi::Finding>) -> Vec<Finding> {
-    let offsets: Vec<usize> = found.iter().flat_map(|f| [f.start, f.end]).collect();
-    let cp = span::char_offsets(reply, &offsets);
-    let u16 = span::utf16_offsets(reply, &offsets);
-    found
+/// The core's findings on `reply`, twice converted: code points for Python, UTF-16 for the wire form.
+fn findings(reply: &str, found: Vec<curbi::Finding>) -> (Vec<Finding>, Vec<WireFinding>) {
+    let wire = findings_in(reply, found.clone(), SpanUnit::Utf16);
+    let ours = findings_in(reply, found, SpanUnit::CodePoint)
         .into_iter()
-        .enumerate()
-        .map(|(i, f)| Finding {
-            rule: f.rule,
-            span: (cp[2 * i], cp[2 * i + 1]),
-            text: f.text,
-            why: f.why,
-            wire_span: (u16[2 * i], u16[2 * i + 1]),
-        })
-        .collect()
+        .zip(&wire)
+        .map(|(f, w)| Finding { rule: f.rule, span: (f.span[0], f.span[1]), text: f.text, why: f.why, wire: w.clone() })
+        .collect();
+    (ours, wire)
 }
 
-fn proof_dict<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("scope", api::PROOF.scope)?;
-    d.set_item("factsAuthenticated", api::PROOF.facts_authenticated)?;
-    d.set_item("replayProtection", api::PROOF.replay_protection)?;
-    d.set_item("authorizationGranted", api::PROOF.authorization_granted)?;
-    Ok(d)
+/// What a `Check` is the Python face of: one reply's response, or one case's entry in a batch.
+enum Wire {
+    One(CheckResponse),
+    Case(CaseResult),
 }
 
 /// The result of checking one reply (or one case of a batch, with `index` and `id`).
@@ -193,6 +161,50 @@ struct Check {
     #[pyo3(get)]
     id: Option<String>,
     found: Vec<Finding>,
+    wire: Wire,
+}
+
+impl Check {
+    fn one(reply: &str, found: Vec<curbi::Finding>, version: CheckerVersion) -> Check {
+        let (found, wire) = findings(reply, found);
+        let response = CheckResponse::new(version, wire);
+        Check {
+            passed: response.pass,
+            version: response.version,
+            record_trust: response.record_trust,
+            index: None,
+            id: None,
+            found,
+            wire: Wire::One(response),
+        }
+    }
+
+    fn case(
+        index: usize,
+        id: Option<String>,
+        reply: &str,
+        found: Vec<curbi::Finding>,
+        version: CheckerVersion,
+    ) -> Check {
+        let (found, wire) = findings(reply, found);
+        let result = CaseResult { index, id: id.clone(), pass: wire.is_empty(), findings: wire };
+        Check {
+            passed: result.pass,
+            version: version.as_str(),
+            record_trust: curbi::wire::RECORD_TRUST,
+            index: Some(index),
+            id,
+            found,
+            wire: Wire::Case(result),
+        }
+    }
+
+    fn json(&self) -> String {
+        match &self.wire {
+            Wire::One(r) => r.to_json_string(),
+            Wire::Case(c) => serde_json::to_string(c).unwrap_or_default(),
+        }
+    }
 }
 
 #[pymethods]
@@ -203,28 +215,13 @@ impl Check {
     }
 
     /// The wire form of the Check API (UTF-16 spans); a case of a batch gives its `results` entry.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        let list = PyList::empty(py);
-        for f in &self.found {
-            list.append(f.to_dict(py)?)?;
-        }
-        if let Some(index) = self.index {
-            d.set_item("index", index)?;
-            if let Some(id) = &self.id {
-                d.set_item("id", id)?;
-            }
-            d.set_item("pass", self.passed)?;
-            d.set_item("findings", list)?;
-            return Ok(d);
-        }
-        d.set_item("object", "check")?;
-        d.set_item("version", self.version)?;
-        d.set_item("recordTrust", self.record_trust)?;
-        d.set_item("pass", self.passed)?;
-        d.set_item("findings", list)?;
-        d.set_item("proof", proof_dict(py)?)?;
-        Ok(d)
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        loads(py, &self.json())
+    }
+
+    /// The wire form as the core writes it: the bytes `POST /v1/check` answers for this reply.
+    fn to_json(&self) -> String {
+        self.json()
     }
 
     fn __bool__(&self) -> bool {
@@ -250,6 +247,7 @@ struct Batch {
     #[pyo3(get)]
     version: &'static str,
     results: Vec<Py<Check>>,
+    wire: BatchResponse,
 }
 
 #[pymethods]
@@ -259,19 +257,14 @@ impl Batch {
         self.results.iter().map(|c| c.clone_ref(py)).collect()
     }
 
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("object", "check_batch")?;
-        d.set_item("version", self.version)?;
-        d.set_item("recordTrust", RECORD_TRUST)?;
-        d.set_item("pass", self.passed)?;
-        let list = PyList::empty(py);
-        for c in &self.results {
-            list.append(c.get().to_dict(py)?)?;
-        }
-        d.set_item("results", list)?;
-        d.set_item("proof", proof_dict(py)?)?;
-        Ok(d)
+    /// The wire form of the Check API's batch response (UTF-16 spans).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        loads(py, &self.wire.to_json_string())
+    }
+
+    /// The wire form as the core writes it.
+    fn to_json(&self) -> String {
+        self.wire.to_json_string()
     }
 
     fn __len__(&self) -> usize {
@@ -292,7 +285,7 @@ struct Policy {
 /// A record read once (`Record.parse`), to pass to `Policy.check` many times without reading it again.
 #[pyclass(frozen, module = "curbi._native", name = "Record")]
 struct PyRecord {
-    inner: Arc<curbi::Record>,
+    inner: Arc<CompiledRecord>,
 }
 
 #[pymethods]
@@ -300,10 +293,8 @@ impl PyRecord {
     /// Reads a record (a dict, or a str of JSON) with the Check API's limits; errors have `/record/...` paths.
     #[staticmethod]
     fn parse(py: Python<'_>, record: &Bound<'_, PyAny>) -> PyResult<PyRecord> {
-        let mut m = serde_json::Map::new();
-        m.insert("record".into(), document(py, record, "/record")?);
-        let opts = CheckOptions::from_value(&serde_json::Value::Object(m)).map_err(|e| raise(py, e))?;
-        Ok(PyRecord { inner: Arc::new(opts.record.unwrap_or_default()) })
+        let bytes = document_bytes(py, record, "/record")?;
+        Ok(PyRecord { inner: Arc::new(CompiledRecord::from_json(&bytes).map_err(|e| raise(py, e))?) })
     }
 
     fn __repr__(&self) -> String {
@@ -313,19 +304,14 @@ impl PyRecord {
 
 /// The record and checker version of a call. A `Record` object is used as it is; a dict or str is read now.
 struct CallOptions {
-    record: Option<Arc<curbi::Record>>,
+    record: Option<Arc<CompiledRecord>>,
     version: CheckerVersion,
 }
 
 fn options(py: Python<'_>, record: Option<&Bound<'_, PyAny>>, version: Option<&str>) -> PyResult<CallOptions> {
     let version = match version {
         None => CheckerVersion::CURRENT,
-        Some(v) => CheckerVersion::parse(v).ok_or_else(|| {
-            raise(
-                py,
-                Error::new(ErrorCode::InvalidEnum, "/version", format!("'{v}' is not one of: 2026-10-27, 2026-11-01")),
-            )
-        })?,
+        Some(v) => CheckerVersion::from_name(v).map_err(|e| raise(py, e))?,
     };
     let record = match record.filter(|r| !r.is_none()) {
         None => None,
@@ -342,9 +328,8 @@ impl Policy {
     /// Validates and compiles a policy (a dict, or a str of JSON). Raises `CurbiError` with the path of a bad field.
     #[staticmethod]
     fn compile(py: Python<'_>, policy: &Bound<'_, PyAny>) -> PyResult<Policy> {
-        let value = document(py, policy, "")?;
-        let p = policy::parse_policy(&value).map_err(|e| raise(py, e))?;
-        Ok(Policy { inner: Arc::new(CompiledPolicy::new(p)) })
+        let bytes = document_bytes(py, policy, "")?;
+        Ok(Policy { inner: Arc::new(CompiledPolicy::from_json(&bytes).map_err(|e| raise(py, e))?) })
     }
 
     /// Checks one reply, or `cases` (a list of `{"id"?, "reply", "record"?}`), against this policy.
@@ -361,53 +346,29 @@ impl Policy {
         let opts = options(py, record, version)?;
         match (reply, cases) {
             (Some(reply), None) => {
-                let found = findings(reply, self.inner.check(reply, opts.record.as_deref(), opts.version));
-                let c = Check {
-                    passed: found.is_empty(),
-                    version: opts.version.as_str(),
-                    record_trust: RECORD_TRUST,
-                    index: None,
-                    id: None,
-                    found,
-                };
-                Ok(Py::new(py, c)?.into_any())
+                let found = self.inner.check(reply, opts.record.as_deref(), opts.version);
+                Ok(Py::new(py, Check::one(reply, found, opts.version))?.into_any())
             }
             (None, Some(cases)) => {
-                // Read cases with the request schema (limits, codes and paths as the Check API's).
-                let mut req = serde_json::Map::new();
-                req.insert("policy".into(), serde_json::json!({}));
-                req.insert("cases".into(), document(py, cases, "/cases")?);
-                let parsed = policy::parse_request_value(&serde_json::Value::Object(req)).map_err(|e| raise(py, e))?;
-                let Replies::Cases(cases) = parsed.replies else {
-                    return Err(raise(py, Error::new(ErrorCode::MissingField, "/cases", "cases are required")));
-                };
+                let bytes = document_bytes(py, cases, "/cases")?;
+                let Cases(cases) = Cases::from_json(&bytes).map_err(|e| raise(py, e))?;
                 let inner = Arc::clone(&self.inner);
                 // Up to 50 replies: release the GIL (and let other threads check) while Rust works.
-                let raw: Vec<(Option<String>, String, Vec<curbi::Finding>)> = py.detach(|| {
-                    cases
-                        .into_iter()
-                        .map(|c| {
-                            let f = inner.check(&c.reply, c.record.as_ref().or(opts.record.as_deref()), opts.version);
-                            (c.id, c.reply, f)
-                        })
-                        .collect()
+                let found: Vec<Vec<curbi::Finding>> = py.detach(|| {
+                    let fallback = opts.record.as_deref();
+                    cases.iter().map(|c| inner.check(&c.reply, c.record.as_ref().or(fallback), opts.version)).collect()
                 });
-                let mut results = Vec::with_capacity(raw.len());
-                let mut all = true;
-                for (index, (id, reply, f)) in raw.into_iter().enumerate() {
-                    let found = findings(&reply, f);
-                    all &= found.is_empty();
-                    let c = Check {
-                        passed: found.is_empty(),
-                        version: opts.version.as_str(),
-                        record_trust: RECORD_TRUST,
-                        index: Some(index),
-                        id,
-                        found,
-                    };
-                    results.push(Py::new(py, c)?);
+                let mut results = Vec::with_capacity(cases.len());
+                let mut wire = Vec::with_capacity(cases.len());
+                for (index, (case, f)) in cases.into_iter().zip(found).enumerate() {
+                    let check = Check::case(index, case.id, &case.reply, f, opts.version);
+                    if let Wire::Case(result) = &check.wire {
+                        wire.push(result.clone());
+                    }
+                    results.push(Py::new(py, check)?);
                 }
-                Ok(Py::new(py, Batch { passed: all, version: opts.version.as_str(), results })?.into_any())
+                let wire = BatchResponse::new(opts.version, wire);
+                Ok(Py::new(py, Batch { passed: wire.pass, version: wire.version, results, wire })?.into_any())
             }
             (Some(_), Some(_)) => {
                 Err(raise(py, Error::new(ErrorCode::ConflictingFields, "/cases", "send 'reply' or 'cases', not both")))
@@ -428,23 +389,7 @@ impl Policy {
 /// The Check API in one call: a request (dict or JSON str) in, the wire response dict out (UTF-16 spans).
 #[pyfunction]
 fn check<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let value = document(py, request, "")?;
-    let req = policy::parse_request_value(&value).map_err(|e| raise(py, e))?;
-    let response = py.detach(|| api::run(&req));
-    let json =
-        serde_json::to_value(&response).map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))?;
-    to_py(py, &json)
-}
-
-/// A dict or JSON str as the JSON bytes the core's `_json` entry points read. A str goes to the core as it is, not
-/// through a `serde_json::Value`: the core then sees repeated member names (refused in trust material, where a
-/// parsed tree would silently keep the last), and a large bundle is streamed instead of copied into a tree.
-fn document_bytes(py: Python<'_>, input: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    if let Ok(s) = input.cast::<PyString>() {
-        return Ok(s.to_cow()?.as_bytes().to_vec());
-    }
-    serde_json::to_vec(&document(py, input, "")?)
-        .map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))
+    json_function(py, request, |b| Ok(api::check_json(b)?.to_json_string()))
 }
 
 /// Runs a JSON-in, JSON-out core function on a dict or JSON str, with the GIL released, and returns the document
@@ -454,11 +399,9 @@ fn json_function<'py>(
     input: &Bound<'py, PyAny>,
     f: impl FnOnce(&[u8]) -> curbi::Result<String> + Send,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let bytes = document_bytes(py, input)?;
+    let bytes = document_bytes(py, input, "")?;
     let out = py.detach(|| f(&bytes)).map_err(|e| raise(py, e))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&out).map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))?;
-    to_py(py, &value)
+    loads(py, &out)
 }
 
 /// Lints a policy: `{"valid", "errors", "warnings"}` (docs/LINT.md). An invalid policy is a report, not an error.
@@ -479,25 +422,17 @@ fn replay_regression<'py>(py: Python<'py>, regression: &Bound<'py, PyAny>) -> Py
     json_function(py, regression, api::replay_regression_json)
 }
 
-fn checkout_json(body: &[u8]) -> curbi::Result<String> {
-    Ok(curbi::purchase::verify_checkout_json(body)?.to_json_string())
-}
-
-fn action_json(body: &[u8]) -> curbi::Result<String> {
-    Ok(curbi::purchase::verify_action_json(body)?.to_json_string())
-}
-
 /// Decides a purchase: `{"mandate", "checkout", "ledger"?, "now"}` in, the ALLOW / DENY / STEP_UP decision out.
 /// Amounts are integers of minor units: a float such as `100.0` is a DENY, never rounded.
 #[pyfunction]
 fn verify_checkout<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, request, checkout_json)
+    json_function(py, request, api::verify_checkout_json)
 }
 
 /// Decides an action: `{"grant", "action", "now"}` in, the decision out.
 #[pyfunction]
 fn verify_action<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, request, action_json)
+    json_function(py, request, api::verify_action_json)
 }
 
 /// Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
@@ -523,7 +458,7 @@ impl Verifier {
     /// `CurbiError` with the code and path `verify_bundle` would report under reason `malformed`.
     #[staticmethod]
     fn compile(py: Python<'_>, options: &Bound<'_, PyAny>) -> PyResult<Verifier> {
-        let bytes = document_bytes(py, options)?;
+        let bytes = document_bytes(py, options, "")?;
         Ok(Verifier { inner: api::Verifier::from_json(&bytes).map_err(|e| raise(py, e))? })
     }
 
@@ -558,7 +493,6 @@ fn error_codes() -> Vec<&'static str> {
 
 #[pymodule(gil_used = false)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
     m.add_class::<Policy>()?;
     m.add_class::<Check>()?;
     m.add_class::<Batch>()?;
@@ -574,9 +508,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify_action, m)?)?;
     m.add_function(wrap_pyfunction!(verify_bundle, m)?)?;
     m.add_function(wrap_pyfunction!(error_codes, m)?)?;
-    m.add("CurbiError", py.get_type::<CurbiError>())?;
-    m.add("ValidationError", py.get_type::<ValidationError>())?;
-    m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
     m.add("CURRENT_CHECKER_VERSION", CheckerVersion::CURRENT.as_str())?;
     Ok(())
 }

@@ -109,13 +109,13 @@ def test_only_text_that_is_not_json_raises_from_verify():
         assert e.value.code == "invalid_json"
     got = verifier.verify({"object": "curbi.proof/0.1", "x": 1})
     assert (got["ok"], got["reason"], got["error"]["path"]) == (False, "malformed", "/bundle/x")
-    # Repeated members in bundle text are refused with the pointer of their object, by the handle and by
+    # Repeated members in bundle text are refused at the repeated member's pointer, by the handle and by
     # verify_bundle alike.
     got = verifier.verify('{"object": "curbi.proof/0.1", "head": "a", "head": "b"}')
-    assert (got["reason"], got["error"]["code"], got["error"]["path"]) == ("malformed", "invalid_json", "/bundle")
+    assert (got["reason"], got["error"]["code"], got["error"]["path"]) == ("malformed", "duplicate_member", "/bundle/head")
     whole = '{"keys": {"keys": []}, "bundle": {"head": "a", "head": "b"}}'
     got = curbi.verify_bundle(whole)
-    assert (got["reason"], got["error"]["code"], got["error"]["path"]) == ("malformed", "invalid_json", "/bundle")
+    assert (got["reason"], got["error"]["code"], got["error"]["path"]) == ("malformed", "duplicate_member", "/bundle/head")
 
 
 @pytest.mark.parametrize(
@@ -124,7 +124,7 @@ def test_only_text_that_is_not_json_raises_from_verify():
         ("[]", "invalid_type", ""),
         ("{not json", "invalid_json", ""),
         # A str reaches the core as written, so a repeated member is refused, not silently collapsed.
-        ('{"keys": {"keys": []}, "keys": {"keys": []}}', "invalid_json", ""),
+        ('{"keys": {"keys": []}, "keys": {"keys": []}}', "duplicate_member", "/keys"),
         ({"keys": {"keys": []}, "bundle": {}}, "unknown_field", "/bundle"),
         ({}, "missing_field", "/keys"),
     ],

@@ -1,8 +1,6 @@
 //! Helpers shared by the CLI test files: running the built binary, temp files, stdin without deadlocks.
 #![allow(dead_code)] // each test file uses its own subset
 
-pub(crate) mod http;
-
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! 10 items with aliases, 10 forbid rules, 5 actions, 3 facts, and a 200-character reply.
 #![allow(dead_code)]
 
-use curbi::{CompiledPolicy, Record, policy};
+use curbi::{CompiledPolicy, CompiledRecord};
 
 pub(crate) const POLICY: &str = r#"{
   "prices": [
@@ -48,9 +48,6 @@ pub(crate) const REPLY: &str = "Hi Sam! I've upgraded you to Pro, which is $49 a
 We don't guarantee results, but Team is $99 if you need more seats. Your $49 refund is on its way!";
 
 /// The workload's compiled policy and parsed record.
-pub(crate) fn compiled() -> (CompiledPolicy, Record) {
-    let policy_value: serde_json::Value = serde_json::from_str(POLICY).unwrap();
-    let record_value = serde_json::json!({"policy": {}, "reply": "", "record": serde_json::from_str::<serde_json::Value>(RECORD).unwrap()});
-    let record = policy::parse_request_value(&record_value).unwrap().record.unwrap();
-    (CompiledPolicy::new(policy::parse_policy(&policy_value).unwrap()), record)
+pub(crate) fn compiled() -> (CompiledPolicy, CompiledRecord) {
+    (CompiledPolicy::from_json(POLICY.as_bytes()).unwrap(), CompiledRecord::from_json(RECORD.as_bytes()).unwrap())
 }

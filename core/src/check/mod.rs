@@ -5,14 +5,16 @@ pub(crate) mod datetime;
 pub(crate) mod discount;
 pub(crate) mod money;
 pub(crate) mod phrase;
+pub mod record;
 mod role;
 mod rules;
 pub mod span;
 pub(crate) mod text;
 
 use crate::decimal::Dec;
-use crate::policy::{CheckerVersion, MatchMode, Policy, Record};
+use crate::policy::{CheckerVersion, MatchMode, Policy};
 use phrase::{Matcher, Mode, Phrase};
+pub use record::{CompiledCase, CompiledFact, CompiledRecord, FactValue};
 
 /// One finding: which rule fired, where (byte offsets into the reply), the text there, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,7 +165,7 @@ impl CompiledPolicy {
 
     /// Checks one reply against this policy and a caller-supplied record. Findings are sorted by span start, then
     /// rule; the same input always gives the same findings.
-    pub fn check(&self, reply: &str, record: Option<&Record>, version: CheckerVersion) -> Vec<Finding> {
+    pub fn check(&self, reply: &str, record: Option<&CompiledRecord>, version: CheckerVersion) -> Vec<Finding> {
         rules::check(self, reply, record, version)
     }
 }

@@ -4,11 +4,12 @@
 use super::discount::{self, ClaimKind};
 use super::money::{self, Currency, Money};
 use super::phrase::{self, Match, Mode};
+use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::role;
 use super::text::Text;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
-use crate::policy::{CheckerVersion, Fact, FactValue, Record, UnknownAmounts};
+use crate::policy::{CheckerVersion, UnknownAmounts};
 
 /// An item named in the reply.
 #[derive(Debug, Clone, Copy)]
@@ -84,7 +85,12 @@ impl<'a> Ctx<'a, '_> {
 }
 
 /// Runs every rule over one reply.
-pub(super) fn check(p: &CompiledPolicy, reply: &str, record: Option<&Record>, version: CheckerVersion) -> Vec<Finding> {
+pub(super) fn check(
+    p: &CompiledPolicy,
+    reply: &str,
+    record: Option<&CompiledRecord>,
+    version: CheckerVersion,
+) -> Vec<Finding> {
     let normalized = if version.reads_roles() { super::text::normalize(reply) } else { None };
     let orig = reply;
     let (reply, map) = match &normalized {
@@ -355,7 +361,7 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
 }
 
 /// `action:unrecorded`: an affirmative past-tense claim whose operation is not DONE in the record.
-fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&Record>) {
+fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&CompiledRecord>) {
     for m in matches {
         let Target::Action { action } = cx.p.targets[m.entry] else {
             continue;
@@ -386,7 +392,7 @@ struct Stated {
 }
 
 /// `fact:mismatch`: for each place the fact's words appear, the nearest value of its kind in the same sentence.
-fn facts(cx: &mut Ctx<'_, '_>, facts: &[Fact], money: &[Money], consumed: &mut [bool]) {
+fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed: &mut [bool]) {
     if facts.is_empty() {
         return;
     }

@@ -3,7 +3,9 @@
 
 mod schema;
 
-pub use schema::{parse_policy, parse_request, parse_request_value, validate_policy_value};
+pub use schema::{
+    parse_cases, parse_policy, parse_record, parse_request, parse_request_value, parse_version, validate_policy_value,
+};
 
 use crate::decimal::Dec;
 
@@ -140,27 +142,21 @@ impl FactKind {
     }
 }
 
-/// A fact's value on record, read by its kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FactValue {
-    /// Minutes after midnight.
-    Time(u16),
-    /// Year (if given), month, day.
-    Date(Option<u16>, u8, u8),
-    /// US dollars.
-    Money(Dec),
+/// `record.facts[].value` as the caller wrote it: the checker reads it by its kind when the record is compiled
+/// (`check::CompiledRecord`), with the same readers as the reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FactInput {
+    Text(String),
+    /// The number's decimal text (the strict reader keeps it).
+    Number(serde_json::Number),
 }
 
-/// `record.facts[]`.
+/// `record.facts[]`, as read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fact {
     pub near: String,
-    /// `near`, split into folded words once, when the record is read.
-    pub near_words: Vec<String>,
     pub kind: FactKind,
-    /// The value as the caller wrote it, for the finding's `why`.
-    pub display: String,
-    pub value: FactValue,
+    pub value: FactInput,
 }
 
 /// What the caller says happened. Unverified.

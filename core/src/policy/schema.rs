@@ -5,40 +5,51 @@
 use serde_json::{Map, Value};
 
 use super::*;
-use crate::check::datetime;
-use crate::check::money;
 use crate::decimal::{Dec, DecError};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json;
 use crate::pointer::{element, member, type_name};
 
 const MAX_REPLY: usize = 4000;
 
-/// Parses a request body. Returns the first error in schema order.
+/// Parses a request body with the strict reader (`crate::json`). Returns the first error in schema order.
 pub fn parse_request(body: &[u8]) -> Result<CheckRequest> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| Error::from_json_error(&e))?;
-    parse_request_value(&value)
+    parse_request_value(&json::read(body)?)
 }
 
 /// Reads an already-parsed request document.
 pub fn parse_request_value(value: &Value) -> Result<CheckRequest> {
-    let mut r = Reader::default();
-    let req = r.request(value);
-    match (r.errors.into_iter().next(), req) {
-        (Some(e), _) => Err(e),
-        (None, Some(req)) => Ok(req),
-        (None, None) => Err(Error::new(ErrorCode::Internal, "", "request rejected without a reason")),
-    }
+    first(|r| r.request(value))
 }
 
-/// Reads a policy document alone (the `policy` member's value), first error only.
+/// Reads a policy document alone (the `policy` member's value), first error only; paths are relative to it.
 pub fn parse_policy(value: &Value) -> Result<Policy> {
-    let mut r = Reader::default();
-    let p = r.policy(value, "");
-    match (r.errors.into_iter().next(), p) {
-        (Some(e), _) => Err(e),
-        (None, Some(p)) => Ok(p),
-        (None, None) => Err(Error::new(ErrorCode::Internal, "", "policy rejected without a reason")),
-    }
+    first(|r| r.policy(value, ""))
+}
+
+/// Reads the `cases` of a request (an array of `{id?, reply, record?}`) found at `path` (`/cases` in a request).
+pub fn parse_cases(value: &Value, path: &str) -> Result<Vec<Case>> {
+    first(|r| {
+        let cases = r.cases(value, path)?;
+        for (i, c) in cases.iter().enumerate() {
+            r.unsupported_receipts(c.record.as_ref(), &member(&element(path, i), "record"));
+        }
+        Some(cases)
+    })
+}
+
+/// Reads a `record` found at `path` (`/record` in a request).
+pub fn parse_record(value: &Value, path: &str) -> Result<Record> {
+    first(|r| {
+        let record = r.record(value, path)?;
+        r.unsupported_receipts(Some(&record), path);
+        Some(record)
+    })
+}
+
+/// Reads a checker version (the request's `version` member) found at `path`.
+pub fn parse_version(value: &Value, path: &str) -> Result<CheckerVersion> {
+    first(|r| r.version(value, path))
 }
 
 /// Every schema error of a policy document, in schema order (for lint).
@@ -46,6 +57,17 @@ pub fn validate_policy_value(value: &Value, base: &str) -> (Option<Policy>, Vec<
     let mut r = Reader::default();
     let p = r.policy(value, base);
     (p, r.errors)
+}
+
+/// Runs one read and answers with its value or its first error.
+fn first<T>(read: impl FnOnce(&mut Reader) -> Option<T>) -> Result<T> {
+    let mut r = Reader::default();
+    let out = read(&mut r);
+    match (r.errors.into_iter().next(), out) {
+        (Some(e), _) => Err(e),
+        (None, Some(out)) => Ok(out),
+        (None, None) => Err(Error::new(ErrorCode::Internal, "", "document rejected without a reason")),
+    }
 }
 
 #[derive(Default)]
@@ -185,7 +207,7 @@ impl Reader {
     fn request(&mut self, v: &Value) -> Option<CheckRequest> {
         let m = self.object(v, "", &["version", "policy", "reply", "record", "cases", "verify"])?;
         let version = match m.get("version") {
-            Some(v) => self.enumeration(v, "/version", &CheckerVersion::ALL.map(|v| (v.as_str(), v))),
+            Some(v) => self.version(v, "/version"),
             None => Some(CheckerVersion::CURRENT),
         };
         let policy = self.required(m, "", "policy").and_then(|p| self.policy(p, "/policy"));
@@ -234,6 +256,17 @@ impl Reader {
             }
         }
         Some(CheckRequest { version: version?, policy: policy?, replies: replies?, record, verify: verify? })
+    }
+
+    /// One of the checker versions this build has (`CheckerVersion::ALL`).
+    fn version(&mut self, v: &Value, path: &str) -> Option<CheckerVersion> {
+        let s = self.string(v, path, 0, None)?;
+        let found = CheckerVersion::parse(&s);
+        if found.is_none() {
+            let names: Vec<&str> = CheckerVersion::ALL.iter().map(|v| v.as_str()).collect();
+            self.err(ErrorCode::InvalidEnum, path, format!("'{s}' is not one of: {}", names.join(", ")));
+        }
+        found
     }
 
     fn unsupported_receipts(&mut self, record: Option<&Record>, path: &str) {
@@ -486,9 +519,9 @@ impl Reader {
             )
         });
         let vp = member(path, "value");
-        let raw = self.required(m, path, "value").and_then(|v| match v {
-            Value::String(_) => self.string(v, &vp, 1, Some(40)).map(Value::String),
-            Value::Number(_) => Some(v.clone()),
+        let value = self.required(m, path, "value").and_then(|v| match v {
+            Value::String(_) => self.string(v, &vp, 1, Some(40)).map(FactInput::Text),
+            Value::Number(n) => Some(FactInput::Number(n.clone())),
             _ => {
                 self.err(ErrorCode::InvalidType, &vp, format!("expected a string or a number, got {}", type_name(v)));
                 None
@@ -497,35 +530,7 @@ impl Reader {
         if self.errors.len() != before {
             return None;
         }
-        let (near, kind, raw) = (near?, kind?, raw?);
-        let (display, value) = match (&raw, kind) {
-            (Value::Number(n), FactKind::Money) => match Dec::from_json_number(n) {
-                Ok(d) => (d.dollars(), Some(FactValue::Money(d))),
-                Err(_) => (n.to_string(), None),
-            },
-            (Value::Number(n), _) => (n.to_string(), None),
-            (Value::String(s), FactKind::Money) => (s.clone(), money::parse_fact_money(s).map(FactValue::Money)),
-            (Value::String(s), FactKind::Time) => (s.clone(), datetime::parse_fact_time(s).map(FactValue::Time)),
-            (Value::String(s), FactKind::Date) => {
-                (s.clone(), datetime::parse_fact_date(s).map(|(y, m, d)| FactValue::Date(y, m, d)))
-            }
-            _ => (String::new(), None),
-        };
-        let Some(value) = value else {
-            let hint = match kind {
-                FactKind::Time => "a clock time such as \"15:30\" or \"3:30 PM\"",
-                FactKind::Date => "a date such as \"2026-11-03\" or \"Nov 3\"",
-                FactKind::Money => "a non-negative US dollar amount such as 50 or \"$49.99\"",
-            };
-            self.err(
-                ErrorCode::InvalidValue,
-                vp,
-                format!("{display:?} cannot be read as a {} fact: use {hint}", kind.as_str()),
-            );
-            return None;
-        };
-        let near_words = crate::check::text::phrase_words(&near);
-        Some(Fact { near, near_words, kind, display, value })
+        Some(Fact { near: near?, kind: kind?, value: value? })
     }
 
     fn cases(&mut self, v: &Value, path: &str) -> Option<Vec<Case>> {

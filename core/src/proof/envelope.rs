@@ -274,6 +274,7 @@ pub struct Attestation {
     pub amount: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some")]
     pub currency: Option<String>,
+    #[serde(deserialize_with = "crate::json::object")]
     pub limits: Limits,
     /// The grant's id, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some")]
@@ -375,8 +376,9 @@ fn check_digest(s: &str, name: &str) -> Result<(), EnvelopeError> {
 }
 
 fn read_payload<'a, T: Deserialize<'a>>(bytes: &'a [u8], what: &str) -> Result<T, EnvelopeError> {
-    // serde's derive refuses repeated and unknown members, serde_json refuses floats for integers.
-    serde_json::from_slice(bytes).map_err(|e| bad(format!("{what} payload: {e}")))
+    // serde's derive refuses repeated and unknown members, serde_json refuses floats for integers, and the payload
+    // and its `limits` must be objects: the derive alone would also take positional arrays (docs/PROOF.md).
+    crate::json::from_object_slice(bytes).map_err(|e| bad(format!("{what} payload: {e}")))
 }
 
 fn write_payload<T: Serialize>(value: &T) -> Vec<u8> {

@@ -432,9 +432,11 @@ impl Gate {
         Ok(IssuedReceipt { receipt: compact, leaf, digest: envelope.digest() })
     }
 
-    /// Issuer misbehaviour on purpose, for the published vectors only: signs and logs a second receipt for an
-    /// attestation whose key is already closed, bypassing every rule the gate keeps.
-    pub(crate) fn misbehave_receipt(
+    /// Issuer misbehaviour on purpose, for the published vectors only (feature `misbehave`, which only
+    /// curbi-testkit enables): signs and logs a second receipt for an attestation whose key is already closed,
+    /// bypassing every rule the gate keeps.
+    #[cfg(feature = "misbehave")]
+    pub fn misbehave_receipt(
         &mut self,
         attestation: &str,
         status: Status,

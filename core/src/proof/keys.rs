@@ -593,7 +593,7 @@ mod tests {
             (r#","curbi:exp":253402300800"#, ErrorCode::OutOfRange, "/keys/0/curbi:exp"),
             (r#","curbi:nbf":10,"curbi:exp":10"#, ErrorCode::InvalidValue, "/keys/0/curbi:exp"),
             (r#","curbi:test":"yes""#, ErrorCode::InvalidType, "/keys/0/curbi:test"),
-            (r#","x":"again""#, ErrorCode::InvalidJson, "/keys/0"),
+            (r#","x":"again""#, ErrorCode::DuplicateMember, "/keys/0/x"),
         ];
         for (members, code, path) in cases {
             assert_eq!(err(&jwks(members)), (*code, path.to_string()), "{members}");

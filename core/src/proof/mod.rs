@@ -14,7 +14,8 @@
 //! - [`gate`]: the in-memory reference gate (grant → attest → confirm → receipt → log → checkpoint → bundle).
 //! - [`bundle`]: the `curbi.proof/0.1` bundle, written and read strictly.
 //! - [`verify`]: `verify_bundle` against the caller's trusted keys, with the seed's reasons.
-//! - [`vectors`]: the generator of `vectors/proof/`.
+//!
+//! The test keys, fixtures and the generator of `vectors/proof/` are in the unpublished crate `curbi-testkit`.
 
 pub mod bundle;
 pub mod encoding;
@@ -23,7 +24,6 @@ pub mod gate;
 pub mod keys;
 pub mod merkle;
 pub mod note;
-pub mod vectors;
 pub mod verify;
 
 mod json;

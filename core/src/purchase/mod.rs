@@ -40,20 +40,3 @@ pub use mandate::Frequency;
 pub use money::Currency;
 pub use rules::{PURCHASE_OBJECT, PURCHASE_STEP_UP, verify_checkout, verify_checkout_request};
 pub use time::Timestamp;
-
-use crate::error::{Error, Result};
-
-fn parse_body(body: &[u8]) -> Result<serde_json::Value> {
-    serde_json::from_slice(body).map_err(|e| Error::from_json_error(&e))
-}
-
-/// Decides a purchase request given as JSON bytes. `Err` only when the bytes are not JSON at all (`invalid_json`);
-/// everything else, however malformed, is a decision with reasons.
-pub fn verify_checkout_json(body: &[u8]) -> Result<Decision> {
-    parse_body(body).map(|v| verify_checkout_request(&v))
-}
-
-/// Decides an action request given as JSON bytes. `Err` only when the bytes are not JSON at all (`invalid_json`).
-pub fn verify_action_json(body: &[u8]) -> Result<Decision> {
-    parse_body(body).map(|v| verify_action_request(&v))
-}

@@ -12,11 +12,11 @@ use std::cmp::Ordering;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::api;
-use crate::check::CompiledPolicy;
+use crate::check::{CompiledCase, CompiledPolicy, CompiledRecord};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pointer::{member, type_name};
 use crate::policy::{self, CheckerVersion, Replies};
+use crate::wire::{self, SpanUnit, WireFinding};
 
 /// `object` of a regression document (seed 000).
 pub const OBJECT: &str = "curbi.regression";
@@ -73,7 +73,7 @@ pub struct Expected {
 }
 
 impl Expected {
-    fn from_findings(findings: &[api::WireFinding]) -> Expected {
+    fn from_findings(findings: &[WireFinding]) -> Expected {
         let mut rules: Vec<String> = findings.iter().map(|f| f.rule.clone()).collect();
         rules.sort();
         Expected {
@@ -150,6 +150,20 @@ impl Regression {
         serde_json::to_string(self).unwrap_or_default()
     }
 
+    /// What `export_regression` answers: `{"regression", "nodeTest", "pytest"}`, the document and the text of its two
+    /// replay test files.
+    pub fn export_json(&self) -> String {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Export<'a> {
+            regression: &'a Regression,
+            node_test: String,
+            pytest: String,
+        }
+        serde_json::to_string(&Export { regression: self, node_test: self.node_test(), pytest: self.pytest() })
+            .unwrap_or_default()
+    }
+
     /// The text of `regression.test.mjs`: a dependency-free `node:test` file that replays `regression.json` (read
     /// from its own folder) against the Check API at `CURBI_CHECK_URL`.
     pub fn node_test(&self) -> String {
@@ -165,17 +179,18 @@ impl Regression {
     /// Replays every case with the pinned checker and compares it with its expectation.
     pub fn replay(&self) -> Result<ReplayReport> {
         let req = self.check_request()?;
-        let compiled = CompiledPolicy::new(req.policy.clone());
-        let Replies::Cases(cases) = &req.replies else {
+        let Replies::Cases(cases) = req.replies else {
             return Err(Error::new(ErrorCode::Internal, "/cases", "replay request without cases"));
         };
+        let cases = CompiledCase::compile_all(cases, "/cases")?;
+        let compiled = CompiledPolicy::new(req.policy);
         let results = self
             .cases
             .iter()
-            .zip(cases)
+            .zip(&cases)
             .enumerate()
             .map(|(index, (want, case))| {
-                let resp = api::respond_one(&compiled, &case.reply, case.record.as_ref(), self.checker);
+                let resp = wire::respond(&compiled, &case.reply, case.record.as_ref(), self.checker, SpanUnit::Utf16);
                 let got = Expected::from_findings(&resp.findings);
                 let diff = diff(&want.expected, &got);
                 CaseReplay { index, id: want.id.clone(), ok: diff.is_none(), got, diff }
@@ -381,29 +396,30 @@ pub fn export_regression_pinned(request: &Value, checker: CheckerVersion) -> Res
         return Err(Error::new(ErrorCode::Internal, "", "request rejected without a reason"));
     };
 
-    let compiled = CompiledPolicy::new(req.policy.clone());
+    let record = req.record.map(|r| CompiledRecord::compile(r, "/record")).transpose()?;
+    let compiled = CompiledPolicy::new(req.policy);
     let top_record = m.get("record");
     let raw_cases = m.get("cases").and_then(Value::as_array);
     let mut cases = Vec::new();
-    match &req.replies {
+    match req.replies {
         Replies::One(reply) => {
-            let resp = api::respond_one(&compiled, reply, req.record.as_ref(), checker);
+            let resp = wire::respond(&compiled, &reply, record.as_ref(), checker, SpanUnit::Utf16);
             cases.push(RegressionCase {
                 id: None,
-                reply: reply.clone(),
+                reply,
                 record: top_record.cloned(),
                 expected: Expected::from_findings(&resp.findings),
             });
         }
         Replies::Cases(list) => {
-            for (i, c) in list.iter().enumerate() {
+            for (i, c) in CompiledCase::compile_all(list, "/cases")?.into_iter().enumerate() {
                 // A case's own record replaces the request's (docs/CHECK_API.md); the regression keeps the one used.
                 let own = raw_cases.and_then(|a| a.get(i)).and_then(|c| c.get("record"));
-                let record = c.record.as_ref().or(req.record.as_ref());
-                let resp = api::respond_one(&compiled, &c.reply, record, checker);
+                let record = c.record.as_ref().or(record.as_ref());
+                let resp = wire::respond(&compiled, &c.reply, record, checker, SpanUnit::Utf16);
                 cases.push(RegressionCase {
-                    id: c.id.clone(),
-                    reply: c.reply.clone(),
+                    id: c.id,
+                    reply: c.reply,
                     record: own.or(top_record).cloned(),
                     expected: Expected::from_findings(&resp.findings),
                 });

@@ -12,14 +12,8 @@ from langchain_core.runnables.config import get_config_list
 __all__ = ["CurbiGuard", "CurbiViolation", "curbi_guard"]
 
 
-class CurbiViolation(Exception):
-    """The reply broke the policy. `.findings` lists what fired; `.check` is the whole result."""
-
-    def __init__(self, check: curbi.Check) -> None:
-        self.check = check
-        self.findings = check.findings
-        rules = ", ".join(f"{f.rule} at {f.span}: {f.why}" for f in self.findings)
-        super().__init__(f"reply failed {len(self.findings)} Curbi rule(s): {rules}")
+# The reply broke the policy: `.findings` lists what fired, `.check` is the whole result. A `curbi.CurbiError`.
+CurbiViolation = curbi.CurbiViolation
 
 
 def _text_of(message: BaseMessage) -> str:

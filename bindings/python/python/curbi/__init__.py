@@ -18,16 +18,14 @@ Read the trust anchor and options once, then verify many Proof of Action bundles
     result = verifier.verify(bundle)   # curbi.verify_bundle's result: result["ok"], result["reason"], ...
 """
 
+from ._errors import CurbiError, CurbiViolation, UnsupportedError, ValidationError
 from ._native import (
     CURRENT_CHECKER_VERSION,
     Batch,
     Check,
-    CurbiError,
     Finding,
     Policy,
     Record,
-    UnsupportedError,
-    ValidationError,
     Verifier,
     check,
     error_codes,
@@ -45,6 +43,7 @@ __all__ = [
     "Batch",
     "Check",
     "CurbiError",
+    "CurbiViolation",
     "Finding",
     "Policy",
     "Record",

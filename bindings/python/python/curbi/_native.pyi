@@ -9,12 +9,9 @@ __all__ = [
     "CURRENT_CHECKER_VERSION",
     "Batch",
     "Check",
-    "CurbiError",
     "Finding",
     "Policy",
     "Record",
-    "UnsupportedError",
-    "ValidationError",
     "Verifier",
     "check",
     "error_codes",
@@ -28,14 +25,6 @@ __all__ = [
 ]
 
 CURRENT_CHECKER_VERSION: str
-
-class CurbiError(Exception):
-    code: str
-    path: str
-    message: str
-
-class ValidationError(CurbiError): ...
-class UnsupportedError(CurbiError): ...
 
 @final
 class Finding:
@@ -65,6 +54,7 @@ class Check:
     @property
     def findings(self) -> list[Finding]: ...
     def to_dict(self) -> dict[str, Any]: ...
+    def to_json(self) -> str: ...
     def __bool__(self) -> bool: ...
 
 @final
@@ -76,6 +66,7 @@ class Batch:
     @property
     def results(self) -> list[Check]: ...
     def to_dict(self) -> dict[str, Any]: ...
+    def to_json(self) -> str: ...
     def __len__(self) -> int: ...
     def __bool__(self) -> bool: ...
 

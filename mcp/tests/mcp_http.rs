@@ -10,12 +10,11 @@ use std::net::SocketAddr;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
-use common::http::{Reply, send_raw};
-use curbi_cli::serve;
-use curbi_mcp::{ApiKey, Config, KeySet, Scope};
+use common::{Reply, send_raw};
+use curbi_mcp::{ApiKey, Config, KeySet, Scope, router, serve};
 
-const SESSION: &str = include_str!("../../mcp/tests/fixtures/seed000_session.json");
-const AGENT_START: &str = include_str!("../../mcp/tests/fixtures/seed000_agent_start.json");
+const SESSION: &str = include_str!("fixtures/seed000_session.json");
+const AGENT_START: &str = include_str!("fixtures/seed000_agent_start.json");
 const TEST_KEY: &str = "curbi_test_k3y-for-the-http-tests";
 const LIVE_KEY: &str = "curbi_live_another-key-for-tests";
 const CHECKOUT_ONLY_KEY: &str = "curbi_test_checkout-only-key-000";
@@ -39,7 +38,7 @@ async fn start(config: Config) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("local addr");
     tokio::spawn(async move {
-        serve::serve(listener, serve::router_with_mcp(config), std::future::pending()).await.expect("serve");
+        serve(listener, router(config), std::future::pending()).await.expect("serve");
     });
     addr
 }
@@ -707,4 +706,24 @@ async fn signed_receipts_from_the_demo_log_verify() {
     }
     let (doc, _) = tool_result(&legacy(addr, &call(6, "fetch_signed_receipt", json!({"sequence": 4})), &auth).await);
     assert!(doc["error"]["message"].as_str().is_some_and(|m| m.contains("signed log entry is not available")));
+}
+
+/// Core's strict reader reads every message: a member written twice inside a tool's arguments is that tool's input
+/// error (its path relative to the arguments), and anywhere else in the message a parse error, as bad syntax is.
+#[tokio::test]
+async fn repeated_members_are_refused() {
+    let addr = start(open_config()).await;
+    let mut h = JSON_HEADERS.to_vec();
+    h.push(("MCP-Protocol-Version", "2025-06-18"));
+    let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"policy_check","arguments":{"policy":{"prices":[{"item":"Pro","amount":49,"amount":29}]},"reply":"Pro is $29."}}}"#;
+    let (doc, is_error) = tool_result(&send(addr, "POST", "/mcp", &h, body.as_bytes()).await);
+    assert!(is_error, "{doc}");
+    assert_eq!(
+        (doc["error"]["code"].as_str(), doc["error"]["path"].as_str()),
+        (Some("duplicate_member"), Some("/policy/prices/0/amount"))
+    );
+    let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","method":"tools/call","params":{}}"#;
+    let reply = send(addr, "POST", "/mcp", &h, body.as_bytes()).await;
+    assert_eq!(reply.rpc_error(), -32700);
+    assert!(reply.json()["error"]["message"].as_str().is_some_and(|m| m.contains("/method")), "{}", reply.json());
 }

@@ -1,5 +1,6 @@
 //! A hand-written HTTP/1.1 client for the server tests: requests go out as raw bytes and replies are read to EOF, so
 //! the tests see exactly the bytes a client would.
+#![allow(dead_code)] // each test file uses its own subset
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

@@ -1,4 +1,4 @@
-//! The Check API over real TCP: the router runs in-process on 127.0.0.1 with an ephemeral port, and requests are
+//! The Check API alone over real TCP: the router runs in-process on 127.0.0.1 with an ephemeral port, and requests are
 //! hand-written HTTP/1.1 so the tests see exactly the bytes a client would.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -12,8 +12,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
-use common::http::{Reply, parse_reply, send_raw};
-use curbi_cli::serve;
+use common::{Reply, parse_reply, send_raw};
+use curbi_mcp::{Config, MAX_BODY, check_api_router, serve};
 
 const STARTER: &str = r#"{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter costs $99."}"#;
 const THREE_FINDINGS: &str = r#"{"policy":{"prices":[{"item":"Pro","amount":49}],"forbid":[{"id":"guarantee","phrases":["guarantee"]}],"actions":{"refunded":"billing.refund"}},"reply":"Done! I've refunded you, Pro is just $29, and we guarantee it."}"#;
@@ -22,7 +22,7 @@ async fn start() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("local addr");
     tokio::spawn(async move {
-        serve::serve(listener, serve::router(), std::future::pending()).await.expect("serve");
+        serve(listener, check_api_router(Config::default()), std::future::pending()).await.expect("serve");
     });
     addr
 }
@@ -148,12 +148,12 @@ async fn invalid_utf8_body_is_400_invalid_json() {
 #[tokio::test]
 async fn body_size_limit_is_64_kib() {
     let addr = start().await;
-    let at_limit = padded_body(serve::MAX_BODY);
+    let at_limit = padded_body(MAX_BODY);
     let r = post(addr, &at_limit).await;
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     assert_eq!(r.json()["pass"], true);
 
-    let over = padded_body(serve::MAX_BODY + 1);
+    let over = padded_body(MAX_BODY + 1);
     let r = post(addr, &over).await;
     assert_eq!(r.status, 413);
     assert_eq!(r.error_code(), "body_too_large");
@@ -163,7 +163,7 @@ async fn body_size_limit_is_64_kib() {
 async fn chunked_body_over_the_limit_is_413() {
     // No Content-Length: the limit must hold while streaming, not only on the declared size.
     let addr = start().await;
-    let body = padded_body(serve::MAX_BODY + 100);
+    let body = padded_body(MAX_BODY + 100);
     let mut raw = b"POST /v1/check HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
     for chunk in body.chunks(4096) {
         raw.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
@@ -236,7 +236,7 @@ async fn server_keeps_answering_after_every_kind_of_error() {
     let hostile: Vec<Vec<u8>> = vec![
         request("POST", "/v1/check", Some("application/json"), b"\xff"),
         request("POST", "/v1/check", Some("application/json"), &vec![b'['; 60_000]),
-        request("POST", "/v1/check", Some("application/json"), &padded_body(serve::MAX_BODY + 1)),
+        request("POST", "/v1/check", Some("application/json"), &padded_body(MAX_BODY + 1)),
         request("POST", "/v1/check", Some("text/plain"), b"{}"),
         request("GET", "/v1/check", None, b""),
         request("POST", "/nope", None, b""),
@@ -295,7 +295,7 @@ async fn graceful_shutdown_stops_the_server() {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let (tx, rx) = oneshot::channel::<()>();
-    let server = tokio::spawn(serve::serve(listener, serve::router(), async {
+    let server = tokio::spawn(serve(listener, check_api_router(Config::default()), async {
         let _ = rx.await;
     }));
     assert_eq!(post(addr, STARTER.as_bytes()).await.status, 200);

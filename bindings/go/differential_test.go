@@ -1,0 +1,156 @@
+package curbi
+
+// The Go half of the differential test (scripts/differential.sh, docs/DOCUMENTS.md): every call the core wrote
+// to $CURBI_DIFFERENTIAL_DIR/calls.jsonl, made through the public Go API, its document written to go.txt, one
+// line a call, for scripts/differential.py to hold byte for byte to the core's. Skipped when the variable is unset.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+type differentialCall struct {
+	ID, Entry, Input, Policy, Reply, Bundle string
+	Options, Record, Version                *string
+}
+
+// errorLine writes an error as every binding does: {"error":{"code","message","path"}}.
+func errorLine(t *testing.T, err error) []byte {
+	e := asError(t, err)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	doc := struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+			Path    string `json:"path"`
+		} `json:"error"`
+	}{}
+	doc.Error.Code, doc.Error.Message, doc.Error.Path = e.Code, e.Message, e.Path
+	if err := enc.Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+func differentialOut(t *testing.T, c differentialCall) ([]byte, error) {
+	in := []byte(c.Input)
+	switch c.Entry {
+	case "check":
+		r, err := Check(in)
+		if err != nil {
+			return nil, err
+		}
+		return r.Document, nil
+	case "policy_check":
+		p, err := CompilePolicy([]byte(c.Policy))
+		if err != nil {
+			return nil, err
+		}
+		defer p.Close()
+		// The record as JSON text, as written (json.RawMessage reaches the core unparsed), and the version apart.
+		opts := &CheckOptions{}
+		if c.Record != nil {
+			opts.Record = json.RawMessage(*c.Record)
+		}
+		if c.Version != nil {
+			opts.Version = *c.Version
+		}
+		r, err := p.Check(c.Reply, opts)
+		if err != nil {
+			return nil, err
+		}
+		return r.Document, nil
+	case "validate_policy":
+		r, err := ValidatePolicy(in)
+		if err != nil {
+			return nil, err
+		}
+		return r.Document, nil
+	case "export_regression":
+		r, err := ExportRegression(in)
+		if err != nil {
+			return nil, err
+		}
+		return r.Document, nil
+	case "replay_regression":
+		r, err := ReplayRegression(in)
+		if err != nil {
+			return nil, err
+		}
+		return r.Document, nil
+	case "verify_checkout", "verify_action":
+		f := VerifyCheckout
+		if c.Entry == "verify_action" {
+			f = VerifyAction
+		}
+		d, err := f(in)
+		if err != nil {
+			return nil, err
+		}
+		return d.Document, nil
+	case "verify_bundle":
+		v, err := VerifyBundle(in)
+		if err != nil {
+			return nil, err
+		}
+		return v.Document, nil
+	case "verifier":
+		v, err := NewVerifier([]byte(*c.Options))
+		if err != nil {
+			return nil, err
+		}
+		defer v.Close()
+		r, err := v.Verify([]byte(c.Bundle))
+		if err != nil {
+			return nil, err
+		}
+		return r.Document, nil
+	}
+	t.Fatalf("%s: unknown entry %q", c.ID, c.Entry)
+	return nil, nil
+}
+
+func TestDifferential(t *testing.T) {
+	dir := os.Getenv("CURBI_DIFFERENTIAL_DIR")
+	if dir == "" {
+		t.Skip("CURBI_DIFFERENTIAL_DIR is unset: scripts/differential.sh runs this")
+	}
+	in, err := os.Open(filepath.Join(dir, "calls.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var out bytes.Buffer
+	lines := bufio.NewScanner(in)
+	lines.Buffer(make([]byte, 1<<20), 64<<20)
+	n := 0
+	for lines.Scan() {
+		var c differentialCall
+		if err := json.Unmarshal(lines.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := differentialOut(t, c)
+		if err != nil {
+			doc = errorLine(t, err)
+		}
+		out.Write(doc)
+		out.WriteByte('\n')
+		n++
+	}
+	if err := lines.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no calls")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.txt"), out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("go differential: %d calls", n)
+}

@@ -1,0 +1,431 @@
+//! The algorithm of `verify_bundle`, as a sequence of named phases: the trusted keys, the head, each receipt's own
+//! checks (on every core), duplicates, conflicts, the history, and the one finding that decides the verdict.
+
+use std::collections::HashSet;
+use std::num::NonZeroUsize;
+
+use rustc_hash::FxHashMap;
+
+use super::history::check_history;
+use super::options::{Mode, VerifyOptions};
+use super::report::{Evidence, Finding, HeadSummary, ItemResult, Reason, Verification};
+use crate::pointer::element;
+use crate::proof::bundle::{ParsedBundle, ParsedItem};
+use crate::proof::encoding::{encode_std, hex};
+use crate::proof::envelope::{Envelope, Receipt, Status};
+use crate::proof::keys::{KeySet, TrustedKey};
+use crate::proof::merkle::{self, Hash};
+use crate::proof::note::{self, NoteVerifier, SignatureKind, SignedCheckpoint};
+
+/// Receipts per thread below which a bundle is verified on the calling thread only.
+const MIN_PER_THREAD: usize = 32;
+
+/// Verifies a parsed bundle against the options. Never panics on any bundle or key set.
+pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verification {
+    let trusted = Trusted::new(options, bundle);
+    if trusted.keys.is_empty() {
+        return no_trusted_keys(bundle, options);
+    }
+    let pinned = pinned_witnesses(options);
+    let head = verify_head(bundle, &trusted, options, pinned);
+    let mut items = check_receipts(bundle, &trusted, options, &head);
+    mark_duplicates(&mut items);
+    let conflicts = mark_conflicts(&mut items);
+    // Only now is every item's reason final: a duplicate or a conflict overrides its own checks.
+    for it in &mut items {
+        it.ok = it.reason == Reason::Verifies;
+    }
+    // Without a verified head nothing is placed in the log, so the head's finding decides.
+    let head = match head {
+        Ok(h) => h,
+        Err(f) => return Verification::rejected(f, items, None, None),
+    };
+    let summary = head_summary(bundle, &head, pinned);
+    let history = check_history(bundle, &head, &trusted, &options.known);
+    match deciding_finding(history, &conflicts, bundle, &items) {
+        Some((f, evidence)) => Verification::rejected(f, items, Some(summary), evidence),
+        None => Verification::verified(items, summary),
+    }
+}
+
+/// The keys the caller's policy leaves: its own (test keys only with `allowTest`), then the bundle's on opt-in
+/// (never replacing a caller `kid` or public key).
+pub(super) struct Trusted<'a> {
+    keys: Vec<&'a TrustedKey>,
+    by_kid: FxHashMap<&'a str, &'a TrustedKey>,
+}
+
+impl<'a> Trusted<'a> {
+    fn new(options: &'a VerifyOptions, bundle: &'a ParsedBundle) -> Trusted<'a> {
+        let bundle_keys = bundle.keys.as_ref().filter(|_| options.trust_bundle_keys);
+        let mut t = Trusted { keys: Vec::new(), by_kid: FxHashMap::default() };
+        for k in options.keys.keys().iter().chain(bundle_keys.into_iter().flat_map(KeySet::keys)) {
+            if k.is_test() && !options.allow_test {
+                continue;
+            }
+            if t.by_kid.contains_key(k.kid()) || t.keys.iter().any(|o| o.key() == k.key()) {
+                continue;
+            }
+            t.by_kid.insert(k.kid(), k);
+            t.keys.push(k);
+        }
+        t
+    }
+}
+
+/// The verdict when the caller's policy leaves no key: every receipt refused, saying why.
+fn no_trusted_keys(bundle: &ParsedBundle, options: &VerifyOptions) -> Verification {
+    let why = if options.keys.is_empty() {
+        "you gave no keys; keys inside a bundle are trusted only when you opt in"
+    } else if options.keys.keys().iter().all(TrustedKey::is_test) && !options.allow_test {
+        "every key you gave is a test key, and test keys verify only with allowTest"
+    } else {
+        "no key is left after the test-key policy"
+    };
+    let items = bundle
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| item_result(i, it, &it.receipt.digest(), (Reason::NoTrustedKeys, why.to_string()), None))
+        .collect();
+    let finding = Finding::new(Reason::NoTrustedKeys, "/keys", format!("no trusted keys: {why}"));
+    Verification::rejected(finding, items, None, None)
+}
+
+fn pinned_witnesses(options: &VerifyOptions) -> &[NoteVerifier] {
+    options.witnesses.as_ref().map_or(&[], |w| w.witnesses.as_slice())
+}
+
+/// The head, the only source of tree size and root: signed by a trusted key valid at the signing time (in fresh
+/// mode also now), and cosigned by as many pinned witnesses as the caller requires.
+fn verify_head<'a>(
+    bundle: &ParsedBundle,
+    trusted: &Trusted<'a>,
+    options: &VerifyOptions,
+    pinned: &[NoteVerifier],
+) -> Result<VerifiedHead<'a>, Finding> {
+    let h = verify_checkpoint(&bundle.head, trusted, pinned, "/bundle/head")?;
+    if let Mode::Fresh { now } = options.mode {
+        if !h.key.valid_at(now) {
+            let m = format!("key \"{}\" is not valid now", h.key.kid());
+            return Err(Finding::new(Reason::Expired, "/bundle/head", m));
+        }
+    }
+    let policy = options.witnesses.as_ref().filter(|p| h.witnesses.len() < p.required);
+    if let Some(policy) = policy {
+        return Err(Finding::new(
+            Reason::HistoryUnproven,
+            "/bundle/head",
+            format!(
+                "{} of the {} pinned witnesses cosigned the head; {} required",
+                h.witnesses.len(),
+                policy.witnesses.len(),
+                policy.required
+            ),
+        ));
+    }
+    Ok(h)
+}
+
+/// Each receipt's own checks, on every core; one that passes them all but cannot be placed without a verified head
+/// takes the head's reason.
+fn check_receipts(
+    bundle: &ParsedBundle,
+    trusted: &Trusted<'_>,
+    options: &VerifyOptions,
+    head: &Result<VerifiedHead<'_>, Finding>,
+) -> Vec<ItemResult> {
+    let ctx = ItemCtx { trusted, mode: options.mode, head: head.as_ref().ok().map(|h| (h.size, h.root)) };
+    let outcomes = check_items(&bundle.items, &ctx, options.threads);
+    let head_failure = head.as_ref().err();
+    let mut items = Vec::with_capacity(outcomes.len());
+    for (i, (item, o)) in bundle.items.iter().zip(outcomes).enumerate() {
+        let finding = match (o.finding, head_failure) {
+            (Some(f), _) => f,
+            (None, Some(h)) => (h.reason, format!("the head does not verify: {}", h.message)),
+            (None, None) => (Reason::Verifies, String::new()),
+        };
+        items.push(item_result(i, item, &o.digest, finding, o.receipt));
+    }
+    items
+}
+
+fn item_result(
+    index: usize,
+    item: &ParsedItem,
+    digest: &[u8; 32],
+    (reason, message): (Reason, String),
+    receipt: Option<Receipt>,
+) -> ItemResult {
+    ItemResult {
+        index,
+        ok: false,
+        reason,
+        message,
+        leaf: item.index,
+        digest: hex(digest),
+        kid: item.receipt.kid().to_string(),
+        attested: item.attestation.is_some(),
+        receipt,
+    }
+}
+
+/// Duplicates: the same signed bytes again count once.
+fn mark_duplicates(items: &mut [ItemResult]) {
+    let mut first: FxHashMap<&str, usize> = FxHashMap::default();
+    let digests: Vec<String> = items.iter().map(|i| i.digest.clone()).collect();
+    for (i, d) in digests.iter().enumerate() {
+        if let Some(&j) = first.get(d.as_str()) {
+            items[i].reason = Reason::Duplicate;
+            items[i].message = format!("the same signed receipt as item {j}; it counts once");
+        } else {
+            first.insert(d, i);
+        }
+    }
+}
+
+/// Conflicts: two different DONE receipts, each signed by a trusted key, for one tenant and idempotency key. Returns
+/// the groups of items, in order.
+fn mark_conflicts(items: &mut [ItemResult]) -> Vec<Vec<usize>> {
+    let mut by_key: FxHashMap<(&str, &str), Vec<usize>> = FxHashMap::default();
+    for (i, it) in items.iter().enumerate() {
+        if it.reason == Reason::Duplicate {
+            continue;
+        }
+        if let Some(r) = it.receipt.as_ref().filter(|r| r.status == Status::Done) {
+            by_key.entry((r.tenant.as_str(), r.idempotency_key.as_str())).or_default().push(i);
+        }
+    }
+    let mut conflicts: Vec<Vec<usize>> = by_key.into_values().filter(|g| g.len() > 1).collect();
+    conflicts.sort();
+    for group in &conflicts {
+        for &i in group {
+            items[i].reason = Reason::ConflictingReceipt;
+            items[i].message = format!(
+                "{} different DONE receipts for one tenant and idempotency key (items {:?}): issuer misbehaviour",
+                group.len(),
+                group
+            );
+        }
+    }
+    conflicts
+}
+
+fn head_summary(bundle: &ParsedBundle, head: &VerifiedHead<'_>, pinned: &[NoteVerifier]) -> HeadSummary {
+    HeadSummary {
+        origin: bundle.head.checkpoint().origin().to_string(),
+        size: head.size,
+        root: encode_std(&head.root),
+        signed_at: head.signed_at,
+        kid: head.key.kid().to_string(),
+        witnesses: head.witnesses.iter().filter_map(|&w| pinned.get(w)).map(|w| w.name().to_string()).collect(),
+    }
+}
+
+/// What decides the verdict once the head verified, with its evidence: a fork first, then conflicting receipts,
+/// then any other history finding, then the first receipt that fails. `None`: the bundle verifies.
+fn deciding_finding(
+    history: Option<(Finding, Option<Evidence>)>,
+    conflicts: &[Vec<usize>],
+    bundle: &ParsedBundle,
+    items: &[ItemResult],
+) -> Option<(Finding, Option<Evidence>)> {
+    let fork = history.as_ref().is_some_and(|(f, _)| f.reason == Reason::ForkDetected);
+    if let Some(group) = conflicts.first().filter(|_| !fork) {
+        let evidence =
+            Evidence { heads: Vec::new(), receipts: group.iter().map(|&i| bundle.items[i].text.clone()).collect() };
+        let f = Finding::new(
+            Reason::ConflictingReceipt,
+            element("/bundle/receipts", group[0]),
+            format!("different DONE receipts for one tenant and idempotency key at items {group:?}"),
+        );
+        return Some((f, Some(evidence)));
+    }
+    history.or_else(|| {
+        items.iter().find(|i| !i.ok).map(|i| {
+            let at = element("/bundle/receipts", i.index);
+            (Finding::new(i.reason, at, format!("item {}: {}", i.index, i.message)), None)
+        })
+    })
+}
+
+/// A head whose log signatures verified under a trusted key whose window covers the signing time.
+pub(super) struct VerifiedHead<'a> {
+    pub(super) size: u64,
+    pub(super) root: Hash,
+    signed_at: u64,
+    key: &'a TrustedKey,
+    witnesses: Vec<usize>,
+}
+
+/// Verifies a checkpoint's log signatures (and pinned witnesses) with the trusted key that signed it, then the
+/// key's window at the signing time.
+pub(super) fn verify_checkpoint<'a>(
+    signed: &SignedCheckpoint,
+    trusted: &Trusted<'a>,
+    witnesses: &[NoteVerifier],
+    path: &str,
+) -> Result<VerifiedHead<'a>, Finding> {
+    let origin = signed.checkpoint().origin();
+    let lines: Vec<(&str, u32)> = signed.note().signatures().iter().map(|s| (s.name.as_str(), s.key_id)).collect();
+    let candidates: Vec<&TrustedKey> = trusted
+        .keys
+        .iter()
+        .copied()
+        .filter(|k| {
+            let ids = [SignatureKind::Ed25519, SignatureKind::CosignatureV1]
+                .map(|kind| note::key_id(origin, kind.type_byte(), k.key().as_bytes()));
+            lines.iter().any(|&(name, id)| name == origin && ids.contains(&id))
+        })
+        .collect();
+    if candidates.is_empty() {
+        return Err(Finding::new(
+            Reason::CheckpointUnknownKey,
+            path,
+            format!("the head of \"{origin}\" is signed by no key you trust"),
+        ));
+    }
+    let mut failure = None;
+    for key in candidates {
+        match signed.verify(key.key(), witnesses) {
+            Ok(sigs) => {
+                let at = i64::try_from(sigs.signed_at).unwrap_or(i64::MAX);
+                if !key.valid_at(at) {
+                    return Err(Finding::new(
+                        Reason::CheckpointKeyNotValidAtIssue,
+                        path,
+                        format!("key \"{}\" is not valid at the head's signing time {at}", key.kid()),
+                    ));
+                }
+                let mut seen = HashSet::new();
+                let witnesses = sigs.witnesses.iter().map(|w| w.witness).filter(|w| seen.insert(*w)).collect();
+                return Ok(VerifiedHead {
+                    size: signed.checkpoint().size(),
+                    root: *signed.checkpoint().root(),
+                    signed_at: sigs.signed_at,
+                    key,
+                    witnesses,
+                });
+            }
+            Err(e) => failure = Some(e),
+        }
+    }
+    let e = failure.map(|e| e.to_string()).unwrap_or_default();
+    Err(Finding::new(Reason::BadSignature, path, format!("the head's signatures do not verify: {e}")))
+}
+
+/// One receipt's own checks, before duplicates and conflicts.
+struct ItemOutcome {
+    /// `None`: every own check passed but inclusion could not be checked (no verified head).
+    finding: Option<(Reason, String)>,
+    digest: [u8; 32],
+    receipt: Option<Receipt>,
+}
+
+struct ItemCtx<'a> {
+    trusted: &'a Trusted<'a>,
+    mode: Mode,
+    head: Option<(u64, Hash)>,
+}
+
+fn check_envelope<'a>(env: &Envelope, trusted: &Trusted<'a>, what: &str) -> Result<&'a TrustedKey, String> {
+    let key = trusted
+        .by_kid
+        .get(env.kid())
+        .copied()
+        .ok_or_else(|| format!("the {what} is signed under kid \"{}\", which is no key you trust", env.kid()))?;
+    env.verify(key.key()).map_err(|e| format!("the {what} signature does not verify under \"{}\": {e}", key.kid()))?;
+    Ok(key)
+}
+
+fn check_item(item: &ParsedItem, ctx: &ItemCtx<'_>) -> ItemOutcome {
+    let digest = item.receipt.digest();
+    let fail = |reason: Reason, message: String, receipt: Option<Receipt>| ItemOutcome {
+        finding: Some((reason, message)),
+        digest,
+        receipt,
+    };
+    let key = match check_envelope(&item.receipt, ctx.trusted, "receipt") {
+        Ok(k) => k,
+        Err(m) => return fail(Reason::BadSignature, m, None),
+    };
+    // Only now, with the signature verified, are the payload bytes read.
+    let receipt = match item.receipt.receipt() {
+        Ok(r) => r,
+        Err(e) => return fail(Reason::Malformed, format!("a signed receipt whose payload is unreadable: {e}"), None),
+    };
+    if !key.valid_at(receipt.iat) {
+        let m = format!("key \"{}\" is not valid at the receipt's issue time {}", key.kid(), receipt.iat);
+        return fail(Reason::CheckpointKeyNotValidAtIssue, m, Some(receipt));
+    }
+    if let Mode::Fresh { now } = ctx.mode {
+        if !key.valid_at(now) {
+            return fail(Reason::Expired, format!("key \"{}\" is not valid now", key.kid()), Some(receipt));
+        }
+        if now >= receipt.exp {
+            let m = format!("the receipt expired at {} (now {now})", receipt.exp);
+            return fail(Reason::Expired, m, Some(receipt));
+        }
+    }
+    let included = ctx.head.map(|(size, root)| {
+        merkle::verify_inclusion(&merkle::leaf_hash(item.text.as_bytes()), item.index, size, &item.proof, &root)
+    });
+    if let Some(Err(e)) = included {
+        let m = format!("the receipt is not the log entry at index {} under the head: {e}", item.index);
+        return fail(Reason::NotInLog, m, Some(receipt));
+    }
+    if let Some(att) = &item.attestation {
+        let att_key = match check_envelope(att, ctx.trusted, "attestation") {
+            Ok(k) => k,
+            Err(m) => return fail(Reason::BadSignature, m, Some(receipt)),
+        };
+        let attestation = match att.attestation() {
+            Ok(a) => a,
+            Err(e) => {
+                let m = format!("a signed attestation whose payload is unreadable: {e}");
+                return fail(Reason::Malformed, m, Some(receipt));
+            }
+        };
+        if !att_key.valid_at(attestation.iat) {
+            let m =
+                format!("key \"{}\" is not valid at the attestation's issue time {}", att_key.kid(), attestation.iat);
+            return fail(Reason::CheckpointKeyNotValidAtIssue, m, Some(receipt));
+        }
+        if let Err(m) = receipt.binds(att, &attestation) {
+            return fail(Reason::AttestationNotBound, m.to_string(), Some(receipt));
+        }
+    }
+    match included {
+        Some(_) => ItemOutcome { finding: Some((Reason::Verifies, String::new())), digest, receipt: Some(receipt) },
+        None => ItemOutcome { finding: None, digest, receipt: Some(receipt) },
+    }
+}
+
+fn check_items(items: &[ParsedItem], ctx: &ItemCtx<'_>, threads: usize) -> Vec<ItemOutcome> {
+    let available = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    let threads = if threads == 0 { available } else { threads };
+    let threads = threads.min(items.len() / MIN_PER_THREAD).max(1);
+    if threads == 1 {
+        return items.iter().map(|i| check_item(i, ctx)).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let mut handles = Vec::with_capacity(threads);
+        for part in items.chunks(chunk) {
+            let work = move || part.iter().map(|i| check_item(i, ctx)).collect::<Vec<_>>();
+            // No thread to be had: the chunk is done below, on this thread, in order.
+            handles.push(std::thread::Builder::new().spawn_scoped(s, work).map_err(|_| part));
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for h in handles {
+            match h {
+                Ok(h) => match h.join() {
+                    Ok(v) => out.extend(v),
+                    Err(p) => std::panic::resume_unwind(p),
+                },
+                Err(part) => out.extend(part.iter().map(|i| check_item(i, ctx))),
+            }
+        }
+        out
+    })
+}
