@@ -53,20 +53,7 @@ fn spans_round_trip(file: &str, i: usize, request: &Value, response: &Value) {
 
 #[test]
 fn check_vectors() {
-    run_check_group("check");
-}
-
-/// Checker 2026-12-01's vectors, while that version is unreleased: only this test reads them, so no binding runs a
-/// version its users cannot pin yet.
-#[cfg(feature = "unreleased-checker-2026-12-01")]
-#[test]
-fn check_vectors_2026_12_01() {
-    run_check_group("check-2026-12-01");
-}
-
-/// Runs every case of `vectors/<group>/` through the Check API and compares whole documents.
-fn run_check_group(group: &str) {
-    let files = group_files(group);
+    let files = group_files("check");
     let mut ran = 0;
     let mut failures = Vec::new();
     for path in &files {
@@ -93,7 +80,7 @@ fn run_check_group(group: &str) {
             }
         }
     }
-    println!("{group} vectors: {ran} ran, {} failed, in {} files", failures.len(), files.len());
+    println!("check vectors: {ran} ran, {} failed, in {} files", failures.len(), files.len());
     assert!(ran > 0, "no vectors ran");
     assert!(failures.is_empty(), "{} of {ran} vectors failed:\n{}", failures.len(), failures.join("\n"));
 }

@@ -12,21 +12,17 @@ use crate::decimal::Dec;
 /// Checker versions. A pinned version's verdicts never change (docs/CHECKER_VERSIONS.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum CheckerVersion {
-    /// The previous checker.
+    /// The checker before `2026-11-01`; kept for pinned regressions.
     V2026_10_27,
-    /// The current checker.
-    #[default]
+    /// The previous checker.
     V2026_11_01,
-    /// Issue 17's checker, unreleased: only with the `unreleased-checker-2026-12-01` feature.
-    #[cfg(feature = "unreleased-checker-2026-12-01")]
+    /// The current checker (issue 17).
+    #[default]
     V2026_12_01,
 }
 
 impl CheckerVersion {
-    pub const CURRENT: CheckerVersion = CheckerVersion::V2026_11_01;
-    #[cfg(not(feature = "unreleased-checker-2026-12-01"))]
-    pub const ALL: [CheckerVersion; 2] = [CheckerVersion::V2026_10_27, CheckerVersion::V2026_11_01];
-    #[cfg(feature = "unreleased-checker-2026-12-01")]
+    pub const CURRENT: CheckerVersion = CheckerVersion::V2026_12_01;
     pub const ALL: [CheckerVersion; 3] =
         [CheckerVersion::V2026_10_27, CheckerVersion::V2026_11_01, CheckerVersion::V2026_12_01];
 
@@ -34,18 +30,13 @@ impl CheckerVersion {
         match self {
             CheckerVersion::V2026_10_27 => "2026-10-27",
             CheckerVersion::V2026_11_01 => "2026-11-01",
-            #[cfg(feature = "unreleased-checker-2026-12-01")]
             CheckerVersion::V2026_12_01 => "2026-12-01",
         }
     }
 
-    /// Whether this version reads replies by issue 17's rules (docs/CHECKER_VERSIONS.md). Always false while
-    /// `2026-12-01` is unreleased and its feature is off, so the checker's branches need no `cfg` of their own.
+    /// Whether this version reads replies by issue 17's rules (docs/CHECKER_VERSIONS.md): `2026-12-01` and later.
     pub(crate) fn reads_roles(self) -> bool {
-        #[cfg(feature = "unreleased-checker-2026-12-01")]
-        return self >= CheckerVersion::V2026_12_01;
-        #[cfg(not(feature = "unreleased-checker-2026-12-01"))]
-        false
+        self >= CheckerVersion::V2026_12_01
     }
 
     pub fn parse(s: &str) -> Option<CheckerVersion> {
