@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build fmt-check clippy rust-test summary bench
+.PHONY: demo test build fmt-check clippy rust-test summary bench crash bench-recorder
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
@@ -17,3 +17,12 @@ test:
 
 bench:
 	$(CARGO) bench -p curbi --bench check
+
+# The recorder's long runs (docs/RECORDER.md, docs/PERFORMANCE.md): thousands of SIGKILLs, and the throughput
+# benchmark against the raw-insert floor with a 1,000,000-receipt log (built once into target/, several minutes).
+crash:
+	CURBI_CRASH_ITERATIONS=$${CURBI_CRASH_ITERATIONS:-2000} $(CARGO) test --release -p curbi-recorder --locked \
+	  --features failpoints --test crash -- --nocapture
+
+bench-recorder:
+	$(CARGO) bench -p curbi-recorder --locked --bench recorder

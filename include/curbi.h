@@ -72,6 +72,12 @@ typedef struct curbi_bytes curbi_bytes;
 typedef struct curbi_policy curbi_policy;
 
 /*
+ A durable recorder on one SQLite file. Thread-safe: any number of threads may call it at once (their writes are
+ grouped into one commit). Every call blocks until its work is on disk. Free with `curbi_recorder_free`.
+ */
+typedef struct curbi_recorder curbi_recorder;
+
+/*
  A Proof of Action verifier: the trust anchor (`keys`) and options read once. Immutable, safe to share between
  threads. Free with `curbi_verifier_free`.
  */
@@ -230,6 +236,37 @@ curbi_status curbi_error_message(uint32_t status,
                                  char *buf,
                                  size_t buf_len,
                                  size_t *needed);
+
+/*
+ Opens (or creates) a recorder: `{"path", "origin", "key_file" | "key_env", "rotate"?, "now"?,
+ "attestation_ttl"?, "receipt_ttl"?}`. The key file must be readable by its owner only; `key_env` names an
+ environment variable holding the key's text (`CURBI_RECORDER_KEY` when neither is given); `now` fixes the clock
+ (tests). On success writes a new handle to `*recorder_out`; on `CURBI_STATUS_INVALID_INPUT` writes the error
+ document to `*error_out` (if non-NULL): `key_mismatch` at `/key` for a key that is not the log's, `storage`
+ when the file cannot be opened.
+ */
+curbi_status curbi_recorder_open(const uint8_t *config_json,
+                                 size_t config_len,
+                                 curbi_recorder **recorder_out,
+                                 curbi_bytes **error_out);
+
+/*
+ Frees a recorder, closing its database. NULL is a no-op. The handle must not be in use by another thread.
+ */
+void curbi_recorder_free(curbi_recorder *recorder);
+
+/*
+ One call: `method` (NUL-terminated: `grant`, `attest`, `confirm`, `reconcile`, `held`, `checkpoint`, `bundle`,
+ `receipt`, `keys`, `status` or `set_clock`) with its request document (docs/RECORDER.md §Calls). On success
+ writes the answer document to `*result_out`; a refused call is `CURBI_STATUS_INVALID_INPUT` with its error
+ document (`not_found` for a method that does not exist). Blocks until the call's work is on disk.
+ */
+curbi_status curbi_recorder_call(const curbi_recorder *recorder,
+                                 const char *method,
+                                 const uint8_t *request_json,
+                                 size_t request_len,
+                                 curbi_bytes **result_out,
+                                 curbi_bytes **error_out);
 
 #ifdef __cplusplus
 }  // extern "C"

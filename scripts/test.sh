@@ -41,6 +41,10 @@ step "lint and regression vectors (Rust)" cargo test -p curbi --locked --test li
 step "proof primitives against the public vectors" cargo test -p curbi --locked --test proof_external -- --nocapture
 step "proof vectors (Rust) and curbi vectors --check" bash -c \
   'cargo test -p curbi --locked --test proof_vectors -- --nocapture proof_vectors && cargo run -q --locked -p curbi-cli -- vectors --check'
+step "recorder vectors (Rust)" cargo test -p curbi-recorder --locked --test vectors -- --nocapture
+# SIGKILL at every step: 200 kills here (CURBI_CRASH_ITERATIONS); `make crash` runs thousands.
+step "recorder crash tests (SIGKILL at nine failpoints and at random)" \
+  cargo test -p curbi-recorder --locked --features failpoints --test crash -- --nocapture
 step "bench compiles" cargo bench --workspace --locked --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli

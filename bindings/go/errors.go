@@ -33,8 +33,8 @@ func (e *Error) Error() string {
 }
 
 var (
-	// ErrClosed is returned by the methods of a Policy or a Verifier after Close.
-	ErrClosed = errors.New("curbi: the policy or verifier is closed")
+	// ErrClosed is returned by the methods of a Policy, a Verifier or a Recorder after Close.
+	ErrClosed = errors.New("curbi: the policy, verifier or recorder is closed")
 	// ErrNullArgument is the library's CURBI_STATUS_NULL_ARGUMENT. This package never passes NULL where the ABI
 	// requires a pointer, so seeing it is a bug in this package.
 	ErrNullArgument = errors.New("curbi: a required pointer argument was NULL (a bug in the Go package)")

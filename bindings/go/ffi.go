@@ -11,6 +11,7 @@ package curbi
 // depend on a shared library at run time. Run `cargo build --release -p curbi-ffi` before building.
 // -lm -ldl -lpthread are the system libraries the Rust standard library in libcurbi.a needs.
 #cgo LDFLAGS: ${SRCDIR}/../../target/release/libcurbi.a -lm -ldl -lpthread
+#include <stdlib.h>
 #include "curbi.h"
 */
 import "C"
@@ -34,10 +35,11 @@ const (
 	statusBufferTooSmall status = C.CURBI_STATUS_BUFFER_TOO_SMALL
 )
 
-// cPolicy and cVerifier let the rest of the package name the handle types without importing "C".
+// cPolicy, cVerifier and cRecorder let the rest of the package name the handle types without importing "C".
 type (
 	cPolicy   = C.curbi_policy
 	cVerifier = C.curbi_verifier
+	cRecorder = C.curbi_recorder
 )
 
 // headerVersion is CURBI_VERSION from the header this package was compiled against; the tests compare it with
@@ -161,6 +163,29 @@ func verifierVerify(handle *C.curbi_verifier, bundle []byte) ([]byte, error) {
 	b, bn := cBytes(bundle)
 	var result, errDoc *C.curbi_bytes
 	st := C.curbi_verifier_verify(handle, b, bn, &result, &errDoc)
+	return outcome(st, result, errDoc)
+}
+
+// openRecorder calls curbi_recorder_open. The caller owns the returned handle.
+func openRecorder(config []byte) (*C.curbi_recorder, error) {
+	return newHandle(config, "recorder", func(p *C.uint8_t, n C.size_t, h **C.curbi_recorder, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_recorder_open(p, n, h, e)
+	}, freeRecorder)
+}
+
+// freeRecorder calls curbi_recorder_free; NULL is a no-op.
+func freeRecorder(handle *C.curbi_recorder) {
+	C.curbi_recorder_free(handle)
+}
+
+// recorderCall calls curbi_recorder_call: the answer document of one recorder method. It blocks until the work is
+// on disk. The caller keeps handle alive and unfreed for the call (Recorder.Call holds its read lock).
+func recorderCall(handle *C.curbi_recorder, method string, request []byte) ([]byte, error) {
+	m := C.CString(method)
+	defer C.free(unsafe.Pointer(m))
+	p, n := cBytes(request)
+	var result, errDoc *C.curbi_bytes
+	st := C.curbi_recorder_call(handle, m, p, n, &result, &errDoc)
 	return outcome(st, result, errDoc)
 }
 

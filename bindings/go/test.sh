@@ -37,7 +37,7 @@ run_tests() {
 		rm -f "$log"
 		return 1
 	fi
-	if ! grep -E '^go (lint |regression |purchase |proof )?vectors' "$log"; then
+	if ! grep -E '^go (lint |regression |purchase |proof |recorder )?vectors' "$log"; then
 		echo "no 'go vectors' line in the test output" >&2
 		rm -f "$log"
 		return 1

@@ -3,6 +3,7 @@
 
 mod proof_cmd;
 mod purchase_cmd;
+mod recorder_cmd;
 mod regression_cmd;
 
 use std::ffi::OsString;
@@ -37,6 +38,9 @@ Usage:
                [--trust-bundle-keys] [--witness VKEY]... [--witnesses-required K] [--pretty]
                                 Verify a curbi.proof/0.1 bundle offline against the keys you trust and print
                                 the result {ok, reason, items, head, evidence} (docs/PROOF.md)
+  curbi recorder SUBCOMMAND --db DB ...
+                                The durable recorder: init, grant, attest, confirm, reconcile, held, checkpoint,
+                                bundle, receipt, keys, status (curbi recorder help; docs/RECORDER.md)
   curbi vectors [--out DIR] [--check]
                                 Write the Proof of Action vectors (default vectors/proof), or check DIR
                                 against the generator byte for byte
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Some("action") => purchase_cmd::action_command(&rest),
         Some("verify") => proof_cmd::verify_command(&rest),
         Some("vectors") => proof_cmd::vectors_command(&rest),
+        Some("recorder") => recorder_cmd::recorder_command(&rest),
         Some("help" | "--help" | "-h") => print_out(USAGE),
         Some("--version" | "-V" | "version") => {
             print_out(&format!("curbi {} (checker {})", env!("CARGO_PKG_VERSION"), CheckerVersion::CURRENT.as_str()))

@@ -63,11 +63,47 @@ pub enum ErrorCode {
     UnknownId,
     /// MCP: a tool's output is over the output limit; nothing of it is returned.
     OutputTooLarge,
+    /// Recorder: this tenant and idempotency key already name a different request.
+    IdempotencyConflict,
+    /// Recorder: another writer holds the database longer than the wait; nothing was done, retry.
+    Busy,
+    /// Recorder: the action is held after an UNKNOWN outcome; reconcile it.
+    Held,
+    /// Recorder: no attested action under this tenant and idempotency key.
+    NotAttested,
+    /// Recorder: the action already has a different outcome; never a second receipt.
+    OutcomeConflict,
+    /// Recorder: the action was released unperformed; use a new idempotency key.
+    Released,
+    /// Recorder: no grant or mandate with this id.
+    UnknownGrant,
+    /// Recorder: a grant or mandate with this id exists with another document.
+    GrantConflict,
+    /// Recorder: provider evidence that is not a JSON object or is too large.
+    InvalidEvidence,
+    /// Recorder: provider evidence that does not name the attested mutation.
+    EvidenceMismatch,
+    /// Recorder: a head this log did not sign.
+    UnknownHead,
+    /// Recorder: no head has been signed yet.
+    NoHead,
+    /// Recorder: no receipt at this sequence number.
+    UnknownReceipt,
+    /// Recorder: the signing key is not the log's active key.
+    KeyMismatch,
+    /// Recorder: another process rotated the key; reopen with the new key.
+    KeyRotated,
+    /// Recorder: the signing key file or variable is unreadable or not a private Ed25519 JWK.
+    InvalidKeyFile,
+    /// Recorder: the database could not be read or written (I/O, disk full).
+    Storage,
+    /// Recorder: the database is not a recorder database this version reads, or fails its checks.
+    Corrupt,
 }
 
 impl ErrorCode {
     /// Every code, in the order of `vectors/errors.json`.
-    pub const ALL: [ErrorCode; 28] = [
+    pub const ALL: [ErrorCode; 46] = [
         ErrorCode::InvalidJson,
         ErrorCode::InvalidType,
         ErrorCode::UnknownField,
@@ -96,6 +132,24 @@ impl ErrorCode {
         ErrorCode::UnknownTool,
         ErrorCode::UnknownId,
         ErrorCode::OutputTooLarge,
+        ErrorCode::IdempotencyConflict,
+        ErrorCode::Busy,
+        ErrorCode::Held,
+        ErrorCode::NotAttested,
+        ErrorCode::OutcomeConflict,
+        ErrorCode::Released,
+        ErrorCode::UnknownGrant,
+        ErrorCode::GrantConflict,
+        ErrorCode::InvalidEvidence,
+        ErrorCode::EvidenceMismatch,
+        ErrorCode::UnknownHead,
+        ErrorCode::NoHead,
+        ErrorCode::UnknownReceipt,
+        ErrorCode::KeyMismatch,
+        ErrorCode::KeyRotated,
+        ErrorCode::InvalidKeyFile,
+        ErrorCode::Storage,
+        ErrorCode::Corrupt,
     ];
 
     /// The wire name.
@@ -129,6 +183,24 @@ impl ErrorCode {
             ErrorCode::UnknownTool => "unknown_tool",
             ErrorCode::UnknownId => "unknown_id",
             ErrorCode::OutputTooLarge => "output_too_large",
+            ErrorCode::IdempotencyConflict => "idempotency_conflict",
+            ErrorCode::Busy => "busy",
+            ErrorCode::Held => "held",
+            ErrorCode::NotAttested => "not_attested",
+            ErrorCode::OutcomeConflict => "outcome_conflict",
+            ErrorCode::Released => "released",
+            ErrorCode::UnknownGrant => "unknown_grant",
+            ErrorCode::GrantConflict => "grant_conflict",
+            ErrorCode::InvalidEvidence => "invalid_evidence",
+            ErrorCode::EvidenceMismatch => "evidence_mismatch",
+            ErrorCode::UnknownHead => "unknown_head",
+            ErrorCode::NoHead => "no_head",
+            ErrorCode::UnknownReceipt => "unknown_receipt",
+            ErrorCode::KeyMismatch => "key_mismatch",
+            ErrorCode::KeyRotated => "key_rotated",
+            ErrorCode::InvalidKeyFile => "invalid_key_file",
+            ErrorCode::Storage => "storage",
+            ErrorCode::Corrupt => "corrupt",
         }
     }
 }

@@ -17,6 +17,11 @@ use serde_json::Value;
 use crate::error::{Error, ErrorCode};
 use crate::pointer::{element, member, type_name};
 
+/// The RFC 6901 pointer to member `name` under `path` (`~` and `/` escaped), for errors outside core.
+pub fn member_pointer(path: &str, name: &str) -> String {
+    member(path, name)
+}
+
 /// Reads a whole JSON document from bytes: UTF-8, syntax, no repeated member anywhere, exact numbers.
 pub fn read(bytes: &[u8]) -> Result<Value, Error> {
     read_str(utf8(bytes)?)

@@ -5,6 +5,9 @@
 #![allow(non_camel_case_types)]
 
 mod ptr;
+mod recorder;
+
+pub use recorder::*;
 
 use std::ffi::c_char;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,7 +1,7 @@
 //! Every raw-pointer operation of the C ABI, each behind one small helper with its safety argument.
 //! The exported functions in lib.rs never dereference a pointer themselves.
 
-use std::ffi::c_char;
+use std::ffi::{CStr, c_char};
 
 use crate::curbi_status;
 
@@ -22,6 +22,16 @@ pub(crate) fn bytes_in<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], curbi
     // SAFETY: the caller promises (docs/ABI.md) that `ptr` points to `len` readable bytes that stay valid and
     // unmodified for the duration of the call; we checked it is non-null and `len <= isize::MAX`.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Borrows the NUL-terminated string at `ptr`.
+pub(crate) fn c_str_in<'a>(ptr: *const c_char) -> Result<&'a CStr, curbi_status> {
+    if ptr.is_null() {
+        return Err(curbi_status::NullArgument);
+    }
+    // SAFETY: the caller promises (docs/ABI.md) that a non-null `ptr` points to a NUL-terminated string that stays
+    // valid and unmodified for the duration of the call.
+    Ok(unsafe { CStr::from_ptr(ptr) })
 }
 
 /// Borrows a handle the library handed out.

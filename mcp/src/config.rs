@@ -1,6 +1,8 @@
 //! What one server is configured with (keys, limits, the hosts it answers for; read from the environment by
 //! `curbi serve`) and the state it keeps between requests: [`Server`], shared by every route.
 
+use std::sync::Arc;
+
 use crate::auth::{KeySet, RateLimiter};
 use crate::http::MAX_BODY;
 
@@ -26,6 +28,8 @@ pub struct Config {
     pub tool_rate_per_minute: u32,
     /// Host names (without port) the MCP endpoint answers for (DNS-rebinding protection); `None` answers any host.
     pub allowed_hosts: Option<Vec<String>>,
+    /// The merchant's recorder behind `fetch_signed_receipt`; `None` serves the demo log.
+    pub recorder: Option<Arc<curbi_recorder::Recorder>>,
 }
 
 impl Default for Config {
@@ -38,6 +42,7 @@ impl Default for Config {
             rate_per_minute: DEFAULT_RATE_PER_MINUTE,
             tool_rate_per_minute: DEFAULT_TOOL_RATE_PER_MINUTE,
             allowed_hosts: Some(vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]),
+            recorder: None,
         }
     }
 }
@@ -74,6 +79,17 @@ impl Config {
             } else {
                 Some(hosts.split(',').map(|h| h.trim().to_ascii_lowercase()).filter(|h| !h.is_empty()).collect())
             };
+        }
+        if let Some(db) = var("CURBI_MCP_RECORDER_DB") {
+            // The key from a file (CURBI_MCP_RECORDER_KEY_FILE) or the recorder's own variable; never echoed.
+            let mut open = serde_json::json!({"path": db});
+            match var("CURBI_MCP_RECORDER_KEY_FILE") {
+                Some(file) => open["key_file"] = file.into(),
+                None => open["key_env"] = curbi_recorder::KEY_ENV.into(),
+            }
+            let r = curbi_recorder::api::open_json(open.to_string().as_bytes())
+                .map_err(|e| format!("CURBI_MCP_RECORDER_DB {db}: {} ({})", e.message, e.code))?;
+            c.recorder = Some(Arc::new(r));
         }
         Ok(c)
     }

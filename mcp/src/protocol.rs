@@ -325,10 +325,15 @@ fn call(
     }
     let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
     let outcome =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tools::run(tool, &arguments))).map_err(|_| {
-            RpcError::new(StatusCode::INTERNAL_SERVER_ERROR, code::INTERNAL_ERROR, "Internal error: the tool failed")
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tools::run(tool, &arguments, &server.config)))
+            .map_err(|_| {
+                RpcError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    code::INTERNAL_ERROR,
+                    "Internal error: the tool failed",
+                )
                 .with_id(id)
-        })?;
+            })?;
     Ok(tool_result(outcome, server.config.max_tool_output, caller))
 }
 

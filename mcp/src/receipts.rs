@@ -69,3 +69,32 @@ pub fn fetch(sequence: u64) -> Result<Value, String> {
                  shows what that key signed and logged, not that any provider action happened.",
     }))
 }
+
+/// Entry `sequence` of a merchant's recorder (`CURBI_MCP_RECORDER_DB`): the same answer as the demo log's, from
+/// the real log. The head is the latest signed one; when the entry is past it, a new head is signed first.
+pub fn fetch_recorded(r: &curbi_recorder::Recorder, sequence: u64) -> Result<Value, curbi::Error> {
+    let stored = r.receipt(sequence)?;
+    let head = match r.latest_head()? {
+        Some(h) if h.size > sequence => h,
+        _ => r.checkpoint()?,
+    };
+    let request = curbi_recorder::BundleRequest {
+        select: curbi_recorder::Select::Seqs(vec![sequence]),
+        head: Some(head.note.clone()),
+        known: Vec::new(),
+        attestations: false,
+    };
+    let bundle = r.bundle(&request)?;
+    Ok(json!({
+        "sequence": sequence,
+        "origin": r.origin(),
+        "receipt": stored.receipt,
+        "attestation": stored.attestation,
+        "head": head.note,
+        "bundle": bundle.to_value(),
+        "keys": r.keys()?.to_value(),
+        "note": "An entry of this merchant's recorder log: verify with verify_bundle under these keys (pinned \
+                 out of band). It shows what the merchant's key signed and logged, not that the provider action \
+                 happened.",
+    }))
+}

@@ -131,7 +131,7 @@ fn check_arguments(tool: &Tool, args: &Value) -> Result<(), ToolOutcome> {
 }
 
 /// Runs a tool on its arguments.
-pub fn run(tool: &Tool, args: &Value) -> ToolOutcome {
+pub fn run(tool: &Tool, args: &Value, config: &crate::config::Config) -> ToolOutcome {
     if let Err(e) = check_arguments(tool, args) {
         return e;
     }
@@ -164,9 +164,16 @@ pub fn run(tool: &Tool, args: &Value) -> ToolOutcome {
         "verify_checkout" => ToolOutcome::ok(curbi::purchase::verify_checkout_request(args).to_json_string()),
         "verify_agent" => ToolOutcome::ok(curbi::purchase::verify_action_request(args).to_json_string()),
         "fetch_signed_receipt" => match args["sequence"].as_u64() {
-            Some(sequence) => match crate::receipts::fetch(sequence) {
-                Ok(doc) => ToolOutcome::ok(doc.to_string()),
-                Err(message) => ToolOutcome::error("not_found", "/sequence", message),
+            Some(sequence) => match &config.recorder {
+                // The merchant's own log: a read of the recorder, never the demo log.
+                Some(r) => match crate::receipts::fetch_recorded(r, sequence) {
+                    Ok(doc) => ToolOutcome::ok(doc.to_string()),
+                    Err(e) => ToolOutcome::core_error(&e),
+                },
+                None => match crate::receipts::fetch(sequence) {
+                    Ok(doc) => ToolOutcome::ok(doc.to_string()),
+                    Err(message) => ToolOutcome::error("not_found", "/sequence", message),
+                },
             },
             None => ToolOutcome::error("invalid_type", "/sequence", "'sequence' must be a whole number ≥ 0"),
         },

@@ -708,6 +708,44 @@ async fn signed_receipts_from_the_demo_log_verify() {
     assert!(doc["error"]["message"].as_str().is_some_and(|m| m.contains("signed log entry is not available")));
 }
 
+/// With a merchant's recorder configured, fetch_signed_receipt reads its real log: the receipt a refund earned, with a
+/// bundle that verifies under the recorder's own keys (no test key involved).
+#[tokio::test]
+async fn signed_receipts_from_a_configured_recorder_verify() {
+    let dir = std::env::temp_dir().join(format!("curbi-mcp-recorder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let key = curbi_recorder::parse_key(&curbi_recorder::keyfile::key_text(&[9; 32], Some("shop"))).expect("key");
+    let options = curbi_recorder::RecorderOptions::new(dir.join("log.db"), "curbi-checkpoint-v1.shop.example/log", key)
+        .fixed_clock(1_793_714_400);
+    let recorder = curbi_recorder::Recorder::open(options).expect("opens");
+    let grant = json!({"id": "g", "agent": "agent:support", "operations": ["billing.refund"], "resources": ["charge:*"],
+                       "limits": {"max_amount": 1000, "currency": "USD"}, "expires_at": "2027-01-01T00:00:00Z"});
+    recorder.call_json("grant", grant.to_string().as_bytes()).expect("grant");
+    let attest = json!({"tenant": "shop", "idempotency_key": "rf-1", "grant": "g", "action": {"agent": "agent:support",
+                        "operation": "billing.refund", "resource": "charge:ch_1", "amount": 50, "currency": "USD"}});
+    recorder.call_json("attest", attest.to_string().as_bytes()).expect("attests");
+    let evidence = r#"{"operation":"billing.refund","resource":"charge:ch_1","amount":50,"currency":"usd"}"#;
+    let confirm = json!({"tenant": "shop", "idempotency_key": "rf-1", "outcome": "DONE", "evidence": evidence});
+    recorder.call_json("confirm", confirm.to_string().as_bytes()).expect("confirms");
+    let addr = start(Config { recorder: Some(std::sync::Arc::new(recorder)), ..keyed_config() }).await;
+    let auth = format!("Bearer {CHECKOUT_ONLY_KEY}");
+    let auth = [("Authorization", auth.as_str())];
+    let (doc, is_error) =
+        tool_result(&legacy(addr, &call(1, "fetch_signed_receipt", json!({"sequence": 0})), &auth).await);
+    assert!(!is_error, "{doc}");
+    assert_eq!(doc["origin"], "curbi-checkpoint-v1.shop.example/log");
+    let verify = json!({"bundle": doc["bundle"], "keys": doc["keys"]});
+    let (v, is_error) = tool_result(&legacy(addr, &call(2, "verify_bundle", verify), &[]).await);
+    assert!(!is_error, "{v}");
+    assert_eq!(v["ok"], true, "{v}");
+    let (doc, is_error) =
+        tool_result(&legacy(addr, &call(3, "fetch_signed_receipt", json!({"sequence": 1})), &auth).await);
+    assert!(is_error, "{doc}");
+    assert_eq!(doc["error"]["code"], "unknown_receipt");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Core's strict reader reads every message: a member written twice inside a tool's arguments is that tool's input
 /// error (its path relative to the arguments), and anywhere else in the message a parse error, as bad syntax is.
 #[tokio::test]

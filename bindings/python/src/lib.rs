@@ -2,6 +2,8 @@
 //! checking logic. Spans are Python `str` indices (code points); `to_dict()` gives the wire form (UTF-16).
 #![forbid(unsafe_code)]
 
+mod recorder;
+
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -17,7 +19,8 @@ use curbi::{CheckerVersion, CompiledPolicy, CompiledRecord, Error, ErrorCode};
 fn raise(py: Python<'_>, e: Error) -> PyErr {
     let class = match e.code {
         ErrorCode::Unsupported => "UnsupportedError",
-        ErrorCode::Internal => "CurbiError",
+        // A bug, or the recorder's storage failing (the disk, a damaged file, a lock held too long): not the input.
+        ErrorCode::Internal | ErrorCode::Storage | ErrorCode::Corrupt | ErrorCode::Busy => "CurbiError",
         _ => "ValidationError",
     };
     let made = py
@@ -499,6 +502,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Finding>()?;
     m.add_class::<PyRecord>()?;
     m.add_class::<Verifier>()?;
+    m.add_class::<recorder::Recorder>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate_policy, m)?)?;

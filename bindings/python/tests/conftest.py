@@ -17,6 +17,15 @@ def load_vectors():
     return cases
 
 
+def contains(got, want):
+    """`got` holds `want`: every member `want` names, recursively; lists element by element and of equal length."""
+    if isinstance(want, dict):
+        return isinstance(got, dict) and all(k in got and contains(got[k], v) for k, v in want.items())
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(map(contains, got, want))
+    return got == want
+
+
 def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line(f"python vectors: {RAN['vectors']} ran")
 

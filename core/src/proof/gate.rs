@@ -355,19 +355,7 @@ impl Gate {
                 reasons: decision.reasons().iter().map(|r| r.code.as_str().to_string()).collect(),
             });
         }
-        let attestation = Attestation {
-            tenant: mutation.tenant.clone(),
-            idempotency_key: mutation.idempotency_key.clone(),
-            agent: mutation.agent.clone(),
-            operation: mutation.operation.clone(),
-            resource: mutation.resource.clone(),
-            amount: mutation.amount,
-            currency: mutation.currency.clone(),
-            limits: g.limits.clone(),
-            grant: g.id.clone(),
-            iat: now,
-            exp: now.saturating_add(self.config.attestation_ttl),
-        };
+        let attestation = attestation_for(mutation, &g.limits, g.id.as_deref(), now, self.config.attestation_ttl);
         attestation.check()?;
         let envelope = Envelope::sign(Kind::Attestation, attestation.to_payload(), &self.key, &self.kid)?;
         let compact = envelope.to_compact();
@@ -408,22 +396,7 @@ impl Gate {
     }
 
     fn sign_and_log(&mut self, p: &Pending, status: Status, evidence: &[u8]) -> Result<IssuedReceipt, GateError> {
-        let now = self.now();
-        let a = &p.attestation;
-        let receipt = Receipt {
-            tenant: a.tenant.clone(),
-            idempotency_key: a.idempotency_key.clone(),
-            agent: a.agent.clone(),
-            operation: a.operation.clone(),
-            resource: a.resource.clone(),
-            amount: a.amount,
-            currency: a.currency.clone(),
-            status,
-            attestation: hex(&p.envelope.digest()),
-            evidence: hex(&sha256(evidence)),
-            iat: now,
-            exp: now.saturating_add(self.config.receipt_ttl),
-        };
+        let receipt = receipt_for(&p.envelope, &p.attestation, status, evidence, self.now(), self.config.receipt_ttl);
         receipt.check()?;
         let envelope = Envelope::sign(Kind::Receipt, receipt.to_payload(), &self.key, &self.kid)?;
         let compact = envelope.to_compact();
@@ -551,7 +524,8 @@ fn grant_document(g: &Grant, used: u64) -> Result<Value, GateError> {
     Ok(Value::Object(doc))
 }
 
-fn action_document(m: &Mutation) -> Value {
+/// The action as the action check reads it (docs/PURCHASE.md §Action check).
+pub fn action_document(m: &Mutation) -> Value {
     let mut doc = Map::new();
     doc.insert("agent".into(), m.agent.clone().into());
     doc.insert("operation".into(), m.operation.clone().into());
@@ -563,9 +537,9 @@ fn action_document(m: &Mutation) -> Value {
     Value::Object(doc)
 }
 
-fn check_mutation(m: &Mutation) -> Result<(), GateError> {
-    // The attestation's own rules, with a placeholder window.
-    let probe = Attestation {
+/// The attestation permitting `m` under a grant with `limits` (and id `grant`), issued at `now` for `ttl` seconds.
+pub fn attestation_for(m: &Mutation, limits: &Limits, grant: Option<&str>, now: i64, ttl: i64) -> Attestation {
+    Attestation {
         tenant: m.tenant.clone(),
         idempotency_key: m.idempotency_key.clone(),
         agent: m.agent.clone(),
@@ -573,11 +547,42 @@ fn check_mutation(m: &Mutation) -> Result<(), GateError> {
         resource: m.resource.clone(),
         amount: m.amount,
         currency: m.currency.clone(),
-        limits: Limits::default(),
-        grant: None,
-        iat: 0,
-        exp: 1,
-    };
+        limits: limits.clone(),
+        grant: grant.map(str::to_string),
+        iat: now,
+        exp: now.saturating_add(ttl),
+    }
+}
+
+/// The receipt that completes the attestation `envelope` (whose payload is `a`) with `status`, issued at `now`
+/// and fresh for `ttl` seconds: the attested subject, the attestation's digest and the evidence's digest.
+pub fn receipt_for(
+    envelope: &Envelope,
+    a: &Attestation,
+    status: Status,
+    evidence: &[u8],
+    now: i64,
+    ttl: i64,
+) -> Receipt {
+    Receipt {
+        tenant: a.tenant.clone(),
+        idempotency_key: a.idempotency_key.clone(),
+        agent: a.agent.clone(),
+        operation: a.operation.clone(),
+        resource: a.resource.clone(),
+        amount: a.amount,
+        currency: a.currency.clone(),
+        status,
+        attestation: hex(&envelope.digest()),
+        evidence: hex(&sha256(evidence)),
+        iat: now,
+        exp: now.saturating_add(ttl),
+    }
+}
+
+fn check_mutation(m: &Mutation) -> Result<(), GateError> {
+    // The attestation's own rules, with a placeholder window.
+    let probe = attestation_for(m, &Limits::default(), None, 0, 1);
     probe.check().map_err(|e| GateError::InvalidMutation(e.0))
 }
 
@@ -592,7 +597,7 @@ fn same_mutation(a: &Attestation, m: &Mutation) -> bool {
 /// Provider evidence must be a JSON object naming the attested `operation` and `resource`, and, when the mutation
 /// has an amount, the same `amount` (integer minor units) and `currency` (either case). Other members are the
 /// provider's own and are kept only through the digest.
-fn check_evidence(a: &Attestation, evidence: &[u8]) -> Result<(), GateError> {
+pub fn check_evidence(a: &Attestation, evidence: &[u8]) -> Result<(), GateError> {
     if evidence.len() > MAX_EVIDENCE_BYTES {
         return Err(GateError::InvalidEvidence(format!("larger than {MAX_EVIDENCE_BYTES} bytes")));
     }

@@ -68,6 +68,9 @@ pub enum MerkleError {
     /// Generation: a size beyond the log's current size.
     #[error("size {size} is beyond the log size {log_size}")]
     BeyondLog { size: u64, log_size: u64 },
+    /// Generation: the store has no hash for a subtree that should be complete (leaves `[lo, hi)`).
+    #[error("the store has no node for leaves {lo}..{hi}")]
+    MissingNode { lo: u64, hi: u64 },
 }
 
 /// Which hash a [`MerkleError::BadHashLength`] is about.
@@ -105,6 +108,7 @@ impl MerkleError {
             MerkleError::WrongProofLength { .. } => "wrong_proof_length",
             MerkleError::RootMismatch => "root_mismatch",
             MerkleError::BeyondLog { .. } => "beyond_log",
+            MerkleError::MissingNode { .. } => "missing_node",
         }
     }
 }
@@ -399,82 +403,120 @@ impl MerkleLog {
     /// first.
     pub fn inclusion_proof(&self, index: u64, size: u64) -> Result<Vec<Hash>, MerkleError> {
         self.check_size(size)?;
-        if index >= size {
-            return Err(MerkleError::IndexOutOfRange { index, size });
-        }
-        let missing = MerkleError::BeyondLog { size, log_size: self.size() };
-        let mut proof = Vec::with_capacity(64);
-        let (mut lo, mut hi) = (0u64, size);
-        while hi - lo > 1 {
-            let mid = lo + split_point(hi - lo);
-            if index < mid {
-                proof.push(self.subtree(mid, hi).ok_or(missing)?);
-                hi = mid;
-            } else {
-                proof.push(self.subtree(lo, mid).ok_or(missing)?);
-                lo = mid;
-            }
-        }
-        proof.reverse();
-        Ok(proof)
+        inclusion_proof_in(self, index, size)
     }
 
     /// The consistency proof from the first `size1` entries to the first `size2` (PROOF of RFC 9162), in
     /// verification order. Equal sizes give an empty proof; `size1 == 0` is refused as verification refuses it.
     pub fn consistency_proof(&self, size1: u64, size2: u64) -> Result<Vec<Hash>, MerkleError> {
         self.check_size(size2)?;
-        if size1 == 0 {
-            return Err(MerkleError::EmptyTree);
-        }
-        if size1 > size2 {
-            return Err(MerkleError::SizesReversed { size1, size2 });
-        }
-        let missing = MerkleError::BeyondLog { size: size2, log_size: self.size() };
-        let mut proof = Vec::with_capacity(64);
-        // SUBPROOF(m, D[lo:hi], whole): `whole` stays true while the old tree is a prefix subtree of the range.
-        let (mut lo, mut hi, mut m, mut whole) = (0u64, size2, size1, true);
-        loop {
-            let n = hi - lo;
-            if m == n {
-                if !whole {
-                    proof.push(self.subtree(lo, hi).ok_or(missing)?);
-                }
-                break;
-            }
-            let mid = lo + split_point(n);
-            if m <= mid - lo {
-                proof.push(self.subtree(mid, hi).ok_or(missing)?);
-                hi = mid;
-            } else {
-                proof.push(self.subtree(lo, mid).ok_or(missing)?);
-                m -= mid - lo;
-                lo = mid;
-                whole = false;
-            }
-        }
-        proof.reverse();
-        Ok(proof)
+        consistency_proof_in(self, size1, size2)
     }
 
     fn check_size(&self, size: u64) -> Result<(), MerkleError> {
         if size > self.size() { Err(MerkleError::BeyondLog { size, log_size: self.size() }) } else { Ok(()) }
     }
 
-    /// MTH of leaves `[lo, hi)`, `lo < hi ≤ size`: a stored node when the range is an aligned power of two, else
-    /// the RFC 9162 split. Ranges reached from the root are aligned on the left, so the recursion is one spine.
     fn subtree(&self, lo: u64, hi: u64) -> Option<Hash> {
-        let n = hi.checked_sub(lo)?;
-        if n == 0 {
-            return None;
+        subtree_in(self, lo, hi).ok()
+    }
+}
+
+impl NodeStore for MerkleLog {
+    type Error = MerkleError;
+
+    fn node(&self, level: u32, index: u64) -> Result<Option<Hash>, MerkleError> {
+        let (Ok(level), Ok(at)) = (usize::try_from(level), usize::try_from(index)) else { return Ok(None) };
+        Ok(self.levels.get(level).and_then(|l| l.get(at)).copied())
+    }
+}
+
+/// A proof a durable store could not produce names a store that contradicts itself: `corrupt`.
+impl From<MerkleError> for crate::Error {
+    fn from(e: MerkleError) -> crate::Error {
+        crate::Error::new(crate::ErrorCode::Corrupt, "", format!("the stored tree: {e}"))
+    }
+}
+
+/// Where a log keeps the hash of every complete aligned subtree: `node(level, index)` is the hash of leaves
+/// `[index·2^level, (index+1)·2^level)` (level 0: the leaf hashes), or `None` when that subtree is not complete.
+/// [`MerkleLog`] keeps them in memory; a durable store keeps them in a table, so that a proof reads O(log n) nodes
+/// instead of replaying the log.
+pub trait NodeStore {
+    type Error: From<MerkleError>;
+    fn node(&self, level: u32, index: u64) -> Result<Option<Hash>, Self::Error>;
+}
+
+/// MTH of leaves `[lo, hi)` (`lo < hi`) from stored nodes: one node when the range is an aligned power of two, else
+/// the RFC 9162 split. Ranges reached from the root are aligned on the left, so the recursion is one spine.
+pub fn subtree_in<S: NodeStore + ?Sized>(store: &S, lo: u64, hi: u64) -> Result<Hash, S::Error> {
+    let missing = || MerkleError::MissingNode { lo, hi };
+    let n = hi.checked_sub(lo).filter(|n| *n > 0).ok_or_else(missing)?;
+    if n.is_power_of_two() && lo % n == 0 {
+        return store.node(n.trailing_zeros(), lo >> n.trailing_zeros())?.ok_or_else(|| missing().into());
+    }
+    let mid = lo + split_point(n);
+    Ok(node_hash(&subtree_in(store, lo, mid)?, &subtree_in(store, mid, hi)?))
+}
+
+/// The root of the first `size` leaves of a store (the empty root for 0).
+pub fn root_in<S: NodeStore + ?Sized>(store: &S, size: u64) -> Result<Hash, S::Error> {
+    if size == 0 { Ok(empty_root()) } else { subtree_in(store, 0, size) }
+}
+
+/// [`MerkleLog::inclusion_proof`] over any [`NodeStore`] holding at least `size` leaves.
+pub fn inclusion_proof_in<S: NodeStore + ?Sized>(store: &S, index: u64, size: u64) -> Result<Vec<Hash>, S::Error> {
+    if index >= size {
+        return Err(MerkleError::IndexOutOfRange { index, size }.into());
+    }
+    let mut proof = Vec::with_capacity(64);
+    let (mut lo, mut hi) = (0u64, size);
+    while hi - lo > 1 {
+        let mid = lo + split_point(hi - lo);
+        if index < mid {
+            proof.push(subtree_in(store, mid, hi)?);
+            hi = mid;
+        } else {
+            proof.push(subtree_in(store, lo, mid)?);
+            lo = mid;
         }
-        if n.is_power_of_two() && lo % n == 0 {
-            let level = usize::try_from(n.trailing_zeros()).ok()?;
-            let at = usize::try_from(lo >> n.trailing_zeros()).ok()?;
-            return self.levels.get(level)?.get(at).copied();
+    }
+    proof.reverse();
+    Ok(proof)
+}
+
+/// [`MerkleLog::consistency_proof`] over any [`NodeStore`] holding at least `size2` leaves.
+pub fn consistency_proof_in<S: NodeStore + ?Sized>(store: &S, size1: u64, size2: u64) -> Result<Vec<Hash>, S::Error> {
+    if size1 == 0 {
+        return Err(MerkleError::EmptyTree.into());
+    }
+    if size1 > size2 {
+        return Err(MerkleError::SizesReversed { size1, size2 }.into());
+    }
+    let mut proof = Vec::with_capacity(64);
+    // SUBPROOF(m, D[lo:hi], whole): `whole` stays true while the old tree is a prefix subtree of the range.
+    let (mut lo, mut hi, mut m, mut whole) = (0u64, size2, size1, true);
+    loop {
+        let n = hi - lo;
+        if m == n {
+            if !whole {
+                proof.push(subtree_in(store, lo, hi)?);
+            }
+            break;
         }
         let mid = lo + split_point(n);
-        Some(node_hash(&self.subtree(lo, mid)?, &self.subtree(mid, hi)?))
+        if m <= mid - lo {
+            proof.push(subtree_in(store, mid, hi)?);
+            hi = mid;
+        } else {
+            proof.push(subtree_in(store, lo, mid)?);
+            m -= mid - lo;
+            lo = mid;
+            whole = false;
+        }
     }
+    proof.reverse();
+    Ok(proof)
 }
 
 #[cfg(test)]

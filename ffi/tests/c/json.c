@@ -213,37 +213,83 @@ int json_equal(const jvalue *a, const jvalue *b) {
   return 0;
 }
 
+/* A growing text; `err` is set once memory runs out (the text is then incomplete). */
+typedef struct {
+  char *s;
+  size_t len, cap;
+  int err;
+} text;
+
+static void put(text *t, const char *s, size_t n) {
+  if (t->err) return;
+  if (t->len + n + 1 > t->cap) {
+    size_t cap = (t->len + n + 1) * 2;
+    char *grown = realloc(t->s, cap);
+    if (!grown) { t->err = 1; return; }
+    t->s = grown;
+    t->cap = cap;
+  }
+  memcpy(t->s + t->len, s, n);
+  t->len += n;
+  t->s[t->len] = 0;
+}
+
+/* `"key":`, the key escaped again. */
+static void put_key(text *t, const char *key) {
+  put(t, "\"", 1);
+  for (const unsigned char *k = (const unsigned char *)key; *k; k++) {
+    if (*k < 0x20) {
+      static const char hex[] = "0123456789abcdef";
+      char esc[6] = {'\\', 'u', '0', '0', hex[*k >> 4], hex[*k & 15]};
+      put(t, esc, 6);
+    } else {
+      if (*k == '"' || *k == '\\') put(t, "\\", 1);
+      put(t, (const char *)k, 1);
+    }
+  }
+  put(t, "\":", 2);
+}
+
+/* The text taken, or NULL (freed) when memory ran out. */
+static char *taken(text *t, size_t *len) {
+  if (!t->s) put(t, "", 0);
+  if (t->err) { free(t->s); return NULL; }
+  *len = t->len;
+  return t->s;
+}
+
 char *json_object_without(const jvalue *obj, const char *key, size_t *len) {
   if (!obj || obj->kind != J_OBJ) return NULL;
-  size_t cap = 3;
-  for (size_t i = 0; i < obj->len; i++) cap += 6 * strlen(obj->keys[i]) + 4 + obj->items[i]->src_len;
-  char *out = malloc(cap);
-  if (!out) return NULL;
-  size_t o = 0;
-  out[o++] = '{';
+  text t = {0};
+  put(&t, "{", 1);
   for (size_t i = 0; i < obj->len; i++) {
     if (!strcmp(obj->keys[i], key)) continue;
-    if (o > 1) out[o++] = ',';
-    out[o++] = '"';
-    for (const unsigned char *k = (const unsigned char *)obj->keys[i]; *k; k++) {
-      if (*k < 0x20) {
-        static const char hex[] = "0123456789abcdef";
-        memcpy(out + o, "\\u00", 4);
-        out[o + 4] = hex[*k >> 4];
-        out[o + 5] = hex[*k & 15];
-        o += 6;
-      } else {
-        if (*k == '"' || *k == '\\') out[o++] = '\\';
-        out[o++] = (char)*k;
-      }
-    }
-    out[o++] = '"';
-    out[o++] = ':';
-    memcpy(out + o, obj->items[i]->src, obj->items[i]->src_len);
-    o += obj->items[i]->src_len;
+    if (t.len > 1) put(&t, ",", 1);
+    put_key(&t, obj->keys[i]);
+    put(&t, obj->items[i]->src, obj->items[i]->src_len);
   }
-  out[o++] = '}';
-  out[o] = 0;
-  *len = o;
-  return out;
+  put(&t, "}", 1);
+  return taken(&t, len);
+}
+
+static void put_substituted(text *t, const jvalue *v, const char *string, const char *with) {
+  if (v->kind == J_STR && !strcmp(v->str, string) && strlen(string) == v->str_len) {
+    put(t, with, strlen(with));
+  } else if (v->kind == J_OBJ) {
+    put(t, "{", 1);
+    for (size_t i = 0; i < v->len; i++) {
+      if (i) put(t, ",", 1);
+      put_key(t, v->keys[i]);
+      put_substituted(t, v->items[i], string, with);
+    }
+    put(t, "}", 1);
+  } else {
+    put(t, v->src, v->src_len);
+  }
+}
+
+char *json_substitute(const jvalue *v, const char *string, const char *with, size_t *len) {
+  text t = {0};
+  put_substituted(&t, v, string, with);
+  return taken(&t, len);
 }

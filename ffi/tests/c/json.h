@@ -28,5 +28,8 @@ int json_equal(const jvalue *a, const jvalue *b);
  * written. NUL-terminated and malloc'd (the caller frees), length in *len; NULL when `obj` is not an object or
  * memory runs out. */
 char *json_object_without(const jvalue *obj, const char *key, size_t *len);
+/* The text of `v` with every string value equal to `string` (`v` itself, or a member's value in an object, at any
+ * depth through objects; arrays are copied as written) replaced by the JSON text `with`. Malloc'd as above. */
+char *json_substitute(const jvalue *v, const char *string, const char *with, size_t *len);
 
 #endif

@@ -1,13 +1,17 @@
-/* C tests of libcurbi: every exported function, the shared vectors through the C API, misuse, and threads.
+/* C tests of libcurbi: every exported function, the shared vectors through the C API, the recorder's scenarios,
+ * misuse, and threads.
  * Built with -std=c11 -Wall -Wextra -Werror and sanitizers, then run again under valgrind (ffi/tests/c/run.sh). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "curbi.h"
 #include "json.h"
@@ -681,8 +685,336 @@ static void test_verifier(const char *dir) {
   free(text);
 }
 
+/* vectors/recorder/scenarios.json through the recorder's handle (the description member says the step format;
+ * recorder/tests/vectors.rs is the Rust runner). Every bundle a step verifies is written to `out` as
+ * sN-I.bundle.json, with the recorder's keys beside it as sN-I.keys.json, for `curbi verify` (scripts/test.sh). */
+enum { MAX_HEADS = 64 };
+
+/* One recorder call with a NUL-terminated request. */
+static curbi_status recorder_call(const curbi_recorder *r, const char *method, const char *body, curbi_bytes **out) {
+  return curbi_recorder_call(r, method, u8(body), strlen(body), out, NULL);
+}
+
+static int write_file(const char *path, const char *data, size_t len, mode_t mode) {
+  unlink(path);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
+  if (fd < 0) return 0;
+  ssize_t n = write(fd, data, len);
+  close(fd);
+  return n == (ssize_t)len;
+}
+
+/* Opens the scenario's database `db` with `spec`'s key {key, now, rotate?}, the key written to a file of mode 0600. */
+static curbi_status recorder_open(const jvalue *doc, const char *db, const jvalue *spec, curbi_recorder **r, curbi_bytes **err) {
+  const char *kid = json_get(spec, "key")->str;
+  const jvalue *jwk = json_get(json_get(json_get(doc, "keys"), kid), "jwk"), *rotate = json_get(spec, "rotate");
+  const jvalue *now = json_get(spec, "now"), *origin = json_get(doc, "origin");
+  char key_file[1200], config[4096];
+  snprintf(key_file, sizeof key_file, "%s.%s.jwk", db, kid);
+  CHECK(write_file(key_file, jwk->str, jwk->str_len, 0600), "cannot write %s", key_file);
+  int n = snprintf(config, sizeof config, "{\"path\":\"%s\",\"origin\":%.*s,\"key_file\":\"%s\",\"now\":%.*s%s%.*s}", db,
+                   (int)origin->src_len, origin->src, key_file, (int)now->src_len, now->src, rotate ? ",\"rotate\":" : "",
+                   rotate ? (int)rotate->src_len : 0, rotate ? rotate->src : "");
+  return curbi_recorder_open(u8(config), (size_t)n, r, err);
+}
+
+/* `[h0,h1,...]`: the heads' JSON texts as an array, malloc'd. */
+static char *heads_array(char *const *heads, size_t n) {
+  size_t len = 3;
+  for (size_t i = 0; i < n; i++) len += strlen(heads[i]) + 1;
+  char *out = malloc(len);
+  if (!out) return NULL;
+  size_t o = 0;
+  out[o++] = '[';
+  for (size_t i = 0; i < n; i++) {
+    if (i) out[o++] = ',';
+    memcpy(out + o, heads[i], strlen(heads[i]));
+    o += strlen(heads[i]);
+  }
+  out[o++] = ']';
+  out[o] = 0;
+  return out;
+}
+
+/* The bundle of step `where` verifies under the recorder's keys with every head so far as known; it is written out. */
+static void verify_recorded(const curbi_recorder *r, const curbi_bytes *bundle, const char *heads, const char *out_dir,
+                            size_t n, size_t i, const char *where) {
+  curbi_bytes *keys = NULL, *verdict = NULL;
+  CHECK(recorder_call(r, "keys", "{}", &keys) == CURBI_STATUS_OK, "%s: keys", where);
+  if (!keys) return;
+  size_t klen = curbi_bytes_len(keys), blen = curbi_bytes_len(bundle), len = blen + klen + strlen(heads) + 64;
+  char *request = malloc(len);
+  int m = snprintf(request, len, "{\"bundle\":%.*s,\"keys\":%.*s,\"known\":%s}", (int)blen,
+                   (const char *)curbi_bytes_data(bundle), (int)klen, (const char *)curbi_bytes_data(keys), heads);
+  CHECK(curbi_verify_bundle(u8(request), (size_t)m, &verdict, NULL) == CURBI_STATUS_OK, "%s: verify_bundle", where);
+  jvalue *v = verdict ? parse_bytes(verdict) : NULL;
+  const jvalue *ok = json_get(v, "ok");
+  int verified = ok && ok->kind == J_BOOL && ok->boolean;
+  CHECK(verified, "%s: the bundle does not verify: %.*s", where, verdict ? (int)curbi_bytes_len(verdict) : 0,
+        verdict ? (const char *)curbi_bytes_data(verdict) : "");
+  char path[1200];
+  for (int f = 0; verified && f < 2; f++) {
+    const curbi_bytes *b = f ? keys : bundle;
+    snprintf(path, sizeof path, "%s/s%zu-%zu.%s.json", out_dir, n, i, f ? "keys" : "bundle");
+    CHECK(write_file(path, (const char *)curbi_bytes_data(b), curbi_bytes_len(b), 0644), "cannot write %s", path);
+  }
+  json_free(v);
+  free(request);
+  curbi_bytes_free(verdict);
+  curbi_bytes_free(keys);
+}
+
+/* Whether every top-level member `names` lists is (want == 1) or is not (want == 0) in `got`. */
+static int members(const jvalue *got, const jvalue *names, int want) {
+  for (size_t k = 0; names && k < names->len; k++)
+    if ((json_get(got, names->items[k]->str) != NULL) != want) return 0;
+  return 1;
+}
+
+/* One call step: its answer (kept in `answers[i]` for same_as) checked against the step. */
+static int recorder_step(const curbi_recorder *r, const jvalue *step, char **heads, size_t *nheads, curbi_bytes **answers,
+                         const char *out_dir, size_t n, size_t i, const char *where) {
+  const char *method = json_get(step, "call")->str;
+  const jvalue *text = json_get(step, "request_text"), *want_error = json_get(step, "error");
+  char *all = heads_array(heads, *nheads), *body;
+  size_t len;
+  if (text) {
+    body = strndup(text->str, text->str_len);
+    len = text->str_len;
+  } else {
+    body = json_substitute(json_get(step, "request"), "$heads", all, &len);
+  }
+  curbi_bytes *out = NULL, *err = NULL;
+  curbi_status s = curbi_recorder_call(r, method, u8(body), len, &out, &err);
+  int ok;
+  if (want_error) {
+    ok = s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, want_error);
+  } else {
+    jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
+    const jvalue *expect = json_get(step, "expect"), *same = json_get(step, "same_as"), *verify = json_get(step, "verify");
+    ok = got && (!expect || contains(got, expect)) && members(got, json_get(step, "present"), 1) &&
+         members(got, json_get(step, "absent"), 0) && (!same || same_bytes(out, answers[(size_t)same->num]));
+    const jvalue *note = json_get(got, "note");
+    if (ok && !strcmp(method, "checkpoint") && note && *nheads < MAX_HEADS) {
+      char *h = strndup(note->src, note->src_len);
+      int seen = 0;
+      for (size_t k = 0; k < *nheads; k++) seen |= !strcmp(heads[k], h);
+      if (seen) free(h);
+      else heads[(*nheads)++] = h;
+    }
+    if (ok && verify && verify->kind == J_BOOL && verify->boolean) {
+      free(all);
+      all = heads_array(heads, *nheads);
+      verify_recorded(r, out, all, out_dir, n, i, where);
+    }
+    json_free(got);
+    answers[i] = out;
+    out = NULL;
+  }
+  if (!ok)
+    fprintf(stderr, "%s: %s %s: status %u, %.*s%.*s\n", where, method, body, (unsigned)s, out ? (int)curbi_bytes_len(out) : 0,
+            out ? (const char *)curbi_bytes_data(out) : "", err ? (int)curbi_bytes_len(err) : 0,
+            err ? (const char *)curbi_bytes_data(err) : "");
+  curbi_bytes_free(out);
+  curbi_bytes_free(err);
+  free(body);
+  free(all);
+  return ok;
+}
+
+/* A reopen step: on success the new recorder replaces `*r`; a reopen that fails leaves `*r` as it was. */
+static int recorder_reopen(const jvalue *doc, const char *db, const jvalue *step, curbi_recorder **r, const char *where) {
+  curbi_recorder *opened = NULL;
+  curbi_bytes *err = NULL;
+  curbi_status s = recorder_open(doc, db, json_get(step, "reopen"), &opened, &err);
+  const jvalue *want = json_get(step, "error");
+  int ok = want ? s == CURBI_STATUS_INVALID_INPUT && !opened && err && error_matches(err, want) : s == CURBI_STATUS_OK && opened;
+  if (!ok) fprintf(stderr, "%s: reopen: status %u, %.*s\n", where, (unsigned)s, err ? (int)curbi_bytes_len(err) : 0,
+                   err ? (const char *)curbi_bytes_data(err) : "");
+  if (opened) {
+    curbi_recorder_free(*r);
+    *r = opened;
+  }
+  curbi_bytes_free(err);
+  return ok;
+}
+
+/* Removes `dir` and the files in it (the scenarios' databases, their WAL files and keys). */
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char path[1200];
+  while (d && (e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      unlink(path);
+    }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
+static void run_recorder_scenarios(const char *root, const char *out_dir) {
+  char path[1200], dir[] = "/tmp/curbi-recorder-c-XXXXXX";
+  snprintf(path, sizeof path, "%s/recorder/scenarios.json", root);
+  size_t len;
+  char *text = read_file(path, &len);
+  jvalue *doc = text ? json_parse(text, len) : NULL;
+  const jvalue *scenarios = json_get(doc, "scenarios");
+  CHECK(scenarios && mkdtemp(dir), "cannot read %s or make a directory", path);
+  int ran = 0, failed = 0;
+  for (size_t n = 0; scenarios && n < scenarios->len; n++) {
+    const jvalue *scenario = scenarios->items[n], *steps = json_get(scenario, "steps");
+    char db[1100], where[1200];
+    snprintf(db, sizeof db, "%s/s%zu.db", dir, n);
+    curbi_recorder *r = NULL;
+    curbi_bytes *err = NULL;
+    CHECK(recorder_open(doc, db, json_get(scenario, "open"), &r, &err) == CURBI_STATUS_OK, "%s: opens", json_get(scenario, "name")->str);
+    curbi_bytes_free(err);
+    curbi_bytes **answers = calloc(steps->len, sizeof *answers);
+    char *heads[MAX_HEADS];
+    size_t nheads = 0;
+    for (size_t i = 0; r && i < steps->len; i++) {
+      const jvalue *step = steps->items[i];
+      snprintf(where, sizeof where, "%s, step %zu", json_get(scenario, "name")->str, i);
+      int ok = json_get(step, "reopen") ? recorder_reopen(doc, db, step, &r, where)
+                                        : recorder_step(r, step, heads, &nheads, answers, out_dir, n, i, where);
+      CHECK(ok, "%s: recorder scenario step failed", where);
+      failed += !ok;
+      ran++;
+    }
+    for (size_t i = 0; i < steps->len; i++) curbi_bytes_free(answers[i]);
+    for (size_t k = 0; k < nheads; k++) free(heads[k]);
+    free(answers);
+    curbi_recorder_free(r);
+  }
+  remove_dir(dir);
+  json_free(doc);
+  free(text);
+  printf("C recorder scenario steps: %d ran, %d failed\n", ran, failed);
+  CHECK(ran >= 70, "only %d recorder steps ran", ran);
+}
+
+/* One thread's share of test_recorder_threads: `rounds` refunds under its own idempotency keys. */
+typedef struct {
+  const curbi_recorder *r;
+  int id, rounds, failures;
+} recorder_thread;
+
+static void *recorder_worker(void *a) {
+  recorder_thread *t = a;
+  for (int k = 0; k < t->rounds; k++) {
+    char body[1024];
+    curbi_bytes *out = NULL;
+    snprintf(body, sizeof body,
+             "{\"tenant\":\"acme\",\"idempotency_key\":\"t%d-%d\",\"grant\":\"g-refunds\",\"action\":{\"agent\":\"agent:support\","
+             "\"operation\":\"billing.refund\",\"resource\":\"charge:ch_1\",\"amount\":100,\"currency\":\"USD\"}}",
+             t->id, k);
+    curbi_status s = recorder_call(t->r, "attest", body, &out);
+    jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
+    const jvalue *decision = json_get(got, "decision");
+    t->failures += !(decision && decision->kind == J_STR && !strcmp(decision->str, "ALLOW"));
+    json_free(got);
+    curbi_bytes_free(out);
+    out = NULL;
+    snprintf(body, sizeof body,
+             "{\"tenant\":\"acme\",\"idempotency_key\":\"t%d-%d\",\"outcome\":\"DONE\",\"evidence\":\"{\\\"id\\\":\\\"re_%d_%d\\\","
+             "\\\"operation\\\":\\\"billing.refund\\\",\\\"resource\\\":\\\"charge:ch_1\\\",\\\"amount\\\":100,\\\"currency\\\":"
+             "\\\"usd\\\",\\\"status\\\":\\\"succeeded\\\"}\"}",
+             t->id, k, t->id, k);
+    t->failures += recorder_call(t->r, "confirm", body, &out) != CURBI_STATUS_OK;
+    curbi_bytes_free(out);
+  }
+  return NULL;
+}
+
+/* The named member of `out` (a document) is the number `want`. */
+static int member_is(const curbi_bytes *out, const char *name, double want) {
+  jvalue *doc = out ? parse_bytes(out) : NULL;
+  const jvalue *v = json_get(doc, name);
+  int ok = v && v->kind == J_NUM && v->num == want;
+  json_free(doc);
+  return ok;
+}
+
+/* Misuse of the recorder's handle, then 8 threads attesting and confirming on one recorder at once: every refund
+ * is allowed and receipted once (the grant's uses and the log's size count them). */
+static void test_recorder(const char *root) {
+  curbi_recorder *r = NULL;
+  curbi_bytes *out = NULL, *err = NULL;
+  CHECK(curbi_recorder_open(NULL, 3, &r, &err) == CURBI_STATUS_NULL_ARGUMENT && !r && !err, "null config");
+  CHECK(curbi_recorder_open(u8("{}"), 2, NULL, &err) == CURBI_STATUS_NULL_ARGUMENT && !err, "null recorder out");
+  CHECK(curbi_recorder_open(u8("{}"), SIZE_MAX, &r, &err) == CURBI_STATUS_INVALID_LENGTH && !r && !err, "huge config length");
+  CHECK(curbi_recorder_open(u8("{}"), 2, &r, &err) == CURBI_STATUS_INVALID_INPUT && !r && error_is(err, "missing_field", "/path"),
+        "config without a path");
+  curbi_bytes_free(err);
+  err = NULL;
+  CHECK(curbi_recorder_call(NULL, "status", u8("{}"), 2, &out, &err) == CURBI_STATUS_NULL_ARGUMENT && !out && !err, "null recorder");
+  curbi_recorder_free(NULL);
+
+  char path[1200], dir[] = "/tmp/curbi-recorder-c-XXXXXX", db[1100];
+  snprintf(path, sizeof path, "%s/recorder/scenarios.json", root);
+  size_t len;
+  char *text = read_file(path, &len);
+  jvalue *doc = text ? json_parse(text, len) : NULL;
+  const jvalue *scenarios = json_get(doc, "scenarios");
+  const jvalue *first = scenarios && scenarios->len ? scenarios->items[0] : NULL;
+  CHECK(first && mkdtemp(dir), "cannot read %s or make a directory", path);
+  if (!first) return;
+  snprintf(db, sizeof db, "%s/threads.db", dir);
+  CHECK(recorder_open(doc, db, json_get(first, "open"), &r, NULL) == CURBI_STATUS_OK && r, "opens");
+  const jvalue *grant = json_get(json_get(first, "steps")->items[0], "request");
+  CHECK(r && curbi_recorder_call(r, "grant", u8(grant->src), grant->src_len, &out, NULL) == CURBI_STATUS_OK, "grant");
+  curbi_bytes_free(out);
+  out = NULL;
+  if (r) {
+    CHECK(curbi_recorder_call(r, NULL, u8("{}"), 2, &out, &err) == CURBI_STATUS_NULL_ARGUMENT && !out && !err, "null method");
+    CHECK(curbi_recorder_call(r, "status", u8("{}"), 2, NULL, &err) == CURBI_STATUS_NULL_ARGUMENT && !err, "null result out");
+    CHECK(curbi_recorder_call(r, "status", u8("{}"), SIZE_MAX, &out, &err) == CURBI_STATUS_INVALID_LENGTH && !out && !err,
+          "huge length");
+    const char *unknown[] = {"nope", "\xff", "Status"};
+    for (size_t i = 0; i < 3; i++) {
+      CHECK(curbi_recorder_call(r, unknown[i], u8("{}"), 2, &out, &err) == CURBI_STATUS_INVALID_INPUT && !out &&
+                error_is(err, "not_found", ""),
+            "method %s", unknown[i]);
+      curbi_bytes_free(err);
+      err = NULL;
+    }
+    CHECK(curbi_recorder_call(r, "status", NULL, 0, &out, &err) == CURBI_STATUS_INVALID_INPUT && error_is(err, "invalid_json", ""),
+          "empty request");
+    curbi_bytes_free(err);
+    err = NULL;
+
+    enum { N = 8, ROUNDS = 3 };
+    pthread_t th[N];
+    recorder_thread args[N];
+    for (int i = 0; i < N; i++) {
+      args[i] = (recorder_thread){r, i, ROUNDS, 0};
+      pthread_create(&th[i], NULL, recorder_worker, &args[i]);
+    }
+    for (int i = 0; i < N; i++) {
+      pthread_join(th[i], NULL);
+      CHECK(args[i].failures == 0, "recorder thread %d failed %d times", i, args[i].failures);
+    }
+    CHECK(curbi_recorder_call(r, "grant", u8(grant->src), grant->src_len, &out, NULL) == CURBI_STATUS_OK &&
+              member_is(out, "used", N * ROUNDS),
+          "the grant counts every use once");
+    curbi_bytes_free(out);
+    out = NULL;
+    CHECK(recorder_call(r, "checkpoint", "{}", &out) == CURBI_STATUS_OK && member_is(out, "size", N * ROUNDS),
+          "one receipt per refund");
+    curbi_bytes_free(out);
+  }
+  curbi_recorder_free(r);
+  remove_dir(dir);
+  json_free(doc);
+  free(text);
+}
+
+/* Usage: test_curbi [VECTORS [BUNDLES]]: the vectors folder (default vectors) and where the recorder's verified
+ * bundles go (default target/recorder-bundles/c, which must exist). */
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : "vectors";
+  const char *bundles = argc > 2 ? argv[2] : "target/recorder-bundles/c";
   char dir[1024];
   test_misuse();
   test_threads();
@@ -702,6 +1034,8 @@ int main(int argc, char **argv) {
   printf("C verifier handles: %d built, %d refused their options\n", verifiers_built, verifiers_refused);
   CHECK(verifiers_built > 0 && verifiers_refused > 0, "the verifier vectors should build and refuse");
   test_verifier(dir);
+  run_recorder_scenarios(root, bundles);
+  test_recorder(root);
   /* Misuse of the JSON functions: NULL out-parameters and unreadable documents. */
   CHECK(curbi_validate_policy(u8("{}"), 2, NULL, NULL) == CURBI_STATUS_NULL_ARGUMENT, "lint null out");
   curbi_bytes *err = NULL, *out = NULL;

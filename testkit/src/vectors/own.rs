@@ -459,5 +459,79 @@ pub(super) fn cases(honest: &Run) -> Vec<Case> {
         Some(vec![Reason::Malformed, V, V, V]),
         request(signed_garbage, jwks.clone(), &[allow_test()]),
     );
+
+    // Signed payloads in the wrong containers: a reader that accepted an array as a struct (serde reads a sequence
+    // positionally) or `limits: []` as no limits would let a signer's shape change what verifiers see.
+    let receipt = refund_receipt.receipt().expect("own receipt payload");
+    let positional = json!([
+        receipt.tenant,
+        receipt.idempotency_key,
+        receipt.agent,
+        receipt.operation,
+        receipt.resource,
+        receipt.amount,
+        receipt.currency,
+        receipt.status.as_str(),
+        receipt.attestation,
+        receipt.evidence,
+        receipt.iat,
+        receipt.exp
+    ]);
+    let signed = Envelope::sign(Kind::Receipt, positional.to_string().into_bytes(), &test_key(), refund_receipt.kid())
+        .expect("signs");
+    let mut array_receipt = valid.clone();
+    item(&mut array_receipt, 0).insert("receipt".into(), signed.to_compact().into());
+    item(&mut array_receipt, 0).remove("attestation");
+    add(
+        "malformed-signed-receipt-array",
+        "The refund receipt's members, in payload order, as a JSON array signed by the trusted key: a receipt payload \
+         is an object, so the signature verifies and the payload is refused.",
+        Reason::Malformed,
+        Some(vec![Reason::Malformed, V, V, V]),
+        request(array_receipt, jwks.clone(), &[allow_test()]),
+    );
+    let refund_att = Envelope::parse(Kind::Attestation, &honest.attestations[REFUND]).expect("own attestation");
+    let att = refund_att.attestation().expect("own attestation payload");
+    let positional = json!([
+        att.tenant,
+        att.idempotency_key,
+        att.agent,
+        att.operation,
+        att.resource,
+        att.amount,
+        att.currency,
+        serde_json::to_value(&att.limits).expect("limits"),
+        att.grant,
+        att.iat,
+        att.exp
+    ]);
+    let att_array =
+        Envelope::sign(Kind::Attestation, positional.to_string().into_bytes(), &test_key(), refund_att.kid())
+            .expect("signs");
+    let mut array_att = valid.clone();
+    item(&mut array_att, 0).insert("attestation".into(), att_array.to_compact().into());
+    add(
+        "malformed-signed-attestation-array",
+        "The refund attestation's members as a JSON array signed by the trusted key: refused after its signature.",
+        Reason::Malformed,
+        Some(vec![Reason::Malformed, V, V, V]),
+        request(array_att, jwks.clone(), &[allow_test()]),
+    );
+    let payload = String::from_utf8(refund_att.payload().to_vec()).expect("utf-8 payload");
+    let limits_at = payload.find("\"limits\":{").expect("the attestation has limits");
+    let limits_end = limits_at + payload[limits_at..].find('}').expect("limits close") + 1;
+    let no_limits = format!("{}\"limits\":[]{}", &payload[..limits_at], &payload[limits_end..]);
+    let att_limits =
+        Envelope::sign(Kind::Attestation, no_limits.into_bytes(), &test_key(), refund_att.kid()).expect("signs");
+    let mut limits_array = valid.clone();
+    item(&mut limits_array, 0).insert("attestation".into(), att_limits.to_compact().into());
+    add(
+        "malformed-signed-limits-array",
+        "The refund attestation re-signed with \"limits\": [] in place of its limits object: an empty array is not \
+         'no limits', and the payload is refused after its signature.",
+        Reason::Malformed,
+        Some(vec![Reason::Malformed, V, V, V]),
+        request(limits_array, jwks.clone(), &[allow_test()]),
+    );
     cases
 }

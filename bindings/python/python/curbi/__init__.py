@@ -16,6 +16,15 @@ Read the trust anchor and options once, then verify many Proof of Action bundles
 
     verifier = curbi.Verifier.compile({"keys": my_jwks})
     result = verifier.verify(bundle)   # curbi.verify_bundle's result: result["ok"], result["reason"], ...
+
+Record what an agent does, durably (docs/RECORDER.md): attest before each mutation, confirm with the provider's
+answer, hand out bundles that verify offline. Every call waits for the disk with the GIL released; under asyncio,
+await the ``_async`` variants, which run on the loop's executor::
+
+    recorder = curbi.Recorder("refunds.db", "curbi-checkpoint-v1.shop.example/refunds", key_file="recorder.jwk")
+    recorder.grant(grant)
+    answer = recorder.attest({"tenant": "acme", "idempotency_key": "rf-1", "grant": "g-refunds", "action": action})
+    receipt = await recorder.confirm_async({..., "outcome": "DONE", "evidence": provider_response_text})
 """
 
 from ._errors import CurbiError, CurbiViolation, UnsupportedError, ValidationError
@@ -26,6 +35,7 @@ from ._native import (
     Finding,
     Policy,
     Record,
+    Recorder,
     Verifier,
     check,
     error_codes,
@@ -47,6 +57,7 @@ __all__ = [
     "Finding",
     "Policy",
     "Record",
+    "Recorder",
     "UnsupportedError",
     "ValidationError",
     "Verifier",

@@ -13,7 +13,8 @@ __all__ = ["CurbiError", "CurbiViolation", "UnsupportedError", "ValidationError"
 
 
 class CurbiError(Exception):
-    """Invalid input, or a bug caught at the boundary (`code == "internal"`)."""
+    """Invalid input, a bug caught at the boundary (`code == "internal"`), or the recorder's storage failing
+    (`storage`, `corrupt`, `busy`)."""
 
     code: str
     message: str
@@ -33,7 +34,8 @@ class CurbiError(Exception):
 
 
 class ValidationError(CurbiError):
-    """A document does not match its schema or cannot be read."""
+    """A document does not match its schema or cannot be read, or the recorder refuses a request (`held`,
+    `outcome_conflict`, `idempotency_conflict`, ...)."""
 
 
 class UnsupportedError(CurbiError):

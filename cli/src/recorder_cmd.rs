@@ -1,0 +1,221 @@
+//! `curbi recorder`: the durable recorder (docs/RECORDER.md) from the shell. Every subcommand is one recorder call
+//! (`curbi_recorder::api`): the request is a JSON file (or `-` for stdin), the answer JSON on stdout.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use curbi::{Error, ErrorCode};
+use serde_json::{Value, json};
+
+use super::{EXIT_INTERNAL, EXIT_INVALID, print_out, read_file, usage_error};
+
+pub(crate) const USAGE: &str = "\
+curbi recorder: Proof of Action inside merchant code, durably (docs/RECORDER.md).
+
+Usage:
+  curbi recorder keys generate --out FILE [--kid KID]
+                                Write a new private Ed25519 JWK to FILE (created, mode 0600, never overwritten)
+  curbi recorder init --db DB --origin ORIGIN [KEY]
+                                Create the log DB (origin curbi-checkpoint-v1.<name>) signed with KEY
+  curbi recorder grant --db DB [KEY] GRANT    Register a grant (the action check's grant, with an id)
+  curbi recorder attest --db DB [KEY] REQUEST Attest one mutation: {tenant, idempotency_key, grant, action}
+  curbi recorder confirm --db DB [KEY] REQUEST
+                                The provider's answer: {tenant, idempotency_key, outcome DONE|FAILED|UNKNOWN,
+                                evidence}
+  curbi recorder reconcile --db DB [KEY] REQUEST
+                                Settle a held action from the provider's state: outcome DONE|FAILED|NOT_PERFORMED
+  curbi recorder held --db DB [KEY] [--limit N]
+                                The actions not yet settled (attested or held), oldest first
+  curbi recorder checkpoint --db DB [KEY]     Sign the head of the log (a size already signed returns its head)
+  curbi recorder bundle --db DB [KEY] (REQUEST | --seq N... [--known FILE]...)
+                                A curbi.proof/0.1 bundle of receipts, with consistency proofs from known heads
+  curbi recorder receipt --db DB [KEY] SEQ    The receipt at SEQ, its attestation and the provider's answer
+  curbi recorder keys --db DB [KEY] [--out FILE]
+                                The log's JWKS with every key's window: what verifiers trust
+  curbi recorder status --db DB [KEY]         The log's origin, size and latest head
+
+KEY: --key FILE (a private JWK, mode 0600) or --key-env VAR; by default the variable CURBI_RECORDER_KEY. Add
+  --rotate to make a new key the log's active one. --now UNIX_SECONDS fixes the clock (tests).
+Exit status: 0 done; 1 attest issued nothing (DENY, or STEP_UP not confirmed: the answer says why); 2 bad
+  arguments or a refused call (the error document {\"error\":{code,message,path}} on stdout); 3 internal error.";
+
+/// Exit status when `attest` issued no attestation.
+const EXIT_NOT_ISSUED: u8 = 1;
+
+struct Args {
+    db: Option<OsString>,
+    config: serde_json::Map<String, Value>,
+    positional: Vec<OsString>,
+    seqs: Vec<u64>,
+    known: Vec<OsString>,
+    limit: Option<u64>,
+    out: Option<OsString>,
+    kid: Option<String>,
+}
+
+fn parse(cmd: &str, args: &[OsString]) -> Result<Option<Args>, ExitCode> {
+    let mut a = Args {
+        db: None,
+        config: serde_json::Map::new(),
+        positional: Vec::new(),
+        seqs: Vec::new(),
+        known: Vec::new(),
+        limit: None,
+        out: None,
+        kid: None,
+    };
+    let mut it = args.iter();
+    let mut flags_done = false;
+    while let Some(arg) = it.next() {
+        let text = arg.to_str();
+        if flags_done || text.is_none_or(|s| s == "-" || !s.starts_with('-')) {
+            a.positional.push(arg.clone());
+            continue;
+        }
+        let s = text.unwrap_or_default();
+        let (name, inline) = match s.split_once('=') {
+            Some((n, v)) => (n, Some(OsString::from(v))),
+            None => (s, None),
+        };
+        let mut value = || -> Result<OsString, ExitCode> {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| usage_error(&format!("{cmd}: {name} needs a value")))
+        };
+        let utf8 = |v: OsString| v.into_string().map_err(|_| usage_error(&format!("{cmd}: {name} must be UTF-8")));
+        let number = |v: String| v.parse::<u64>().map_err(|_| usage_error(&format!("{cmd}: {name} takes a number")));
+        match name {
+            "--" => flags_done = true,
+            "--help" | "-h" => return Ok(None),
+            "--db" => a.db = Some(value()?),
+            "--origin" => {
+                a.config.insert("origin".into(), utf8(value()?)?.into());
+            }
+            "--key" => {
+                a.config.insert("key_file".into(), utf8(value()?)?.into());
+            }
+            "--key-env" => {
+                a.config.insert("key_env".into(), utf8(value()?)?.into());
+            }
+            "--rotate" if inline.is_none() => {
+                a.config.insert("rotate".into(), true.into());
+            }
+            "--now" => {
+                let t = utf8(value()?)?;
+                let t: i64 = t.parse().map_err(|_| usage_error(&format!("{cmd}: --now takes Unix seconds")))?;
+                a.config.insert("now".into(), t.into());
+            }
+            "--seq" => a.seqs.push(number(utf8(value()?)?)?),
+            "--known" => a.known.push(value()?),
+            "--limit" => a.limit = Some(number(utf8(value()?)?)?),
+            "--out" => a.out = Some(value()?),
+            "--kid" => a.kid = Some(utf8(value()?)?),
+            _ => return Err(usage_error(&format!("{cmd}: unknown option {s}"))),
+        }
+    }
+    Ok(Some(a))
+}
+
+fn print_result(result: Result<String, Error>, status: u8) -> ExitCode {
+    match result {
+        Ok(text) => match print_out(&text) {
+            c if c == ExitCode::SUCCESS => ExitCode::from(status),
+            c => c,
+        },
+        Err(e) => {
+            let code = if e.code == ErrorCode::Internal { EXIT_INTERNAL } else { EXIT_INVALID };
+            let _ = print_out(&e.to_json().to_string());
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn json_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
+    read_file(file)
+}
+
+pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
+    let Some((sub, rest)) = args.split_first() else { return usage_error("recorder needs a subcommand") };
+    let Some(sub) = sub.to_str() else { return usage_error("recorder: the subcommand must be UTF-8") };
+    if matches!(sub, "help" | "--help" | "-h") {
+        return print_out(USAGE);
+    }
+    let cmd = format!("recorder {sub}");
+    let a = match parse(&cmd, rest) {
+        Ok(Some(a)) => a,
+        Ok(None) => return print_out(USAGE),
+        Err(code) => return code,
+    };
+    if sub == "keys" && a.positional.first().is_some_and(|p| p == "generate") {
+        let Some(out) = &a.out else { return usage_error("recorder keys generate needs --out FILE") };
+        let result = curbi_recorder::generate_key_file(&PathBuf::from(out), a.kid.as_deref())
+            .map(|kid| json!({"kid": kid, "file": out.to_string_lossy()}).to_string());
+        return print_result(result, 0);
+    }
+    let Some(db) = &a.db else { return usage_error(&format!("{cmd} needs --db DB")) };
+    let mut config = a.config.clone();
+    config.insert("path".into(), db.to_string_lossy().into_owned().into());
+    if sub == "init" && !config.contains_key("origin") {
+        return usage_error("recorder init needs --origin ORIGIN");
+    }
+    let recorder = match curbi_recorder::api::open_json(Value::Object(config).to_string().as_bytes()) {
+        Ok(r) => r,
+        Err(e) => return print_result(Err(e), 0),
+    };
+    let body = |want: usize| -> Result<Vec<u8>, ExitCode> {
+        match a.positional.as_slice() {
+            [file] if want == 1 => json_file(file),
+            [] if want == 0 => Ok(b"{}".to_vec()),
+            _ => Err(usage_error(&format!("{cmd} takes {}", if want == 1 { "one REQUEST file" } else { "no file" }))),
+        }
+    };
+    let (method, request) = match sub {
+        "init" | "status" => ("status", body(0)),
+        "grant" | "attest" | "confirm" | "reconcile" => (sub, body(1)),
+        "checkpoint" => ("checkpoint", body(0)),
+        "held" => ("held", body(0).map(|_| json!({"limit": a.limit.unwrap_or(1000)}).to_string().into_bytes())),
+        "keys" => ("keys", body(0)),
+        "receipt" => match a.positional.as_slice() {
+            [seq] => match seq.to_str().and_then(|s| s.parse::<u64>().ok()) {
+                Some(n) => ("receipt", Ok(json!({"seq": n}).to_string().into_bytes())),
+                None => ("receipt", json_file(seq)),
+            },
+            _ => return usage_error("recorder receipt takes SEQ (or a REQUEST file)"),
+        },
+        "bundle" if a.seqs.is_empty() => ("bundle", body(1)),
+        "bundle" => {
+            let mut known = Vec::new();
+            for f in &a.known {
+                match read_file(f).map(|b| String::from_utf8_lossy(&b).into_owned()) {
+                    // A note ends with a newline; a file written by `jq -r .note` has one more.
+                    Ok(t) if t.ends_with("\n\n") => known.push(t[..t.len() - 1].to_string()),
+                    Ok(t) => known.push(t),
+                    Err(code) => return code,
+                }
+            }
+            ("bundle", body(0).map(|_| json!({"receipts": a.seqs, "known": known}).to_string().into_bytes()))
+        }
+        other => return usage_error(&format!("recorder: unknown subcommand {other}")),
+    };
+    let request = match request {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let result = recorder.call_json(method, &request);
+    if sub == "keys"
+        && let (Some(out), Ok(text)) = (&a.out, &result)
+    {
+        if let Err(e) = std::fs::write(PathBuf::from(out), format!("{text}\n")) {
+            eprintln!("curbi: cannot write {}: {e}", out.to_string_lossy());
+            return ExitCode::from(EXIT_INVALID);
+        }
+    }
+    let issued = |text: &str| serde_json::from_str::<Value>(text).is_ok_and(|v| v.get("attestation").is_some());
+    let status = match (&result, sub) {
+        (Ok(text), "attest") if !issued(text) => EXIT_NOT_ISSUED,
+        _ => 0,
+    };
+    print_result(result, status)
+}

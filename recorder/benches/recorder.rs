@@ -1,0 +1,221 @@
+//! The recorder's throughput against its floor, in one run (docs/PERFORMANCE.md §Recorder):
+//! 1. one receipt per transaction: `confirm` calls (each signs a receipt and appends it, durably) against raw SQLite
+//!    inserts of rows of the same size with the same durability (WAL, synchronous=FULL, one row per transaction);
+//! 2. many concurrent callers (commits grouped): receipts per second, attest and confirm both counted as work;
+//! 3. a log of `CURBI_BENCH_LOG` receipts (default 1,000,000; built once and kept in target/): reopen time and the
+//!    time of a one-receipt bundle.
+//!
+//! `cargo bench -p curbi-recorder --bench recorder` (`make bench-recorder`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use curbi_recorder::{AttestRequest, Outcome, Recorder, RecorderOptions, parse_key};
+use serde_json::json;
+
+const ORIGIN: &str = "curbi-checkpoint-v1.bench.example/log";
+
+fn open(path: &Path) -> Recorder {
+    let key = parse_key(&curbi_recorder::keyfile::key_text(&[7; 32], Some("bench"))).expect("key");
+    let r = Recorder::open(RecorderOptions::new(path, ORIGIN, key).fixed_clock(1_793_714_400)).expect("opens");
+    let grant = json!({"id": "g", "agent": "agent:a", "operations": ["billing.refund"], "resources": ["charge:*"],
+                       "limits": {"max_amount": 100000, "currency": "USD"}, "expires_at": "2027-01-01T00:00:00Z"});
+    r.grant(&grant).expect("grant");
+    r
+}
+
+fn request(key: &str) -> AttestRequest {
+    AttestRequest {
+        grant: "g".into(),
+        mutation: curbi::proof::gate::Mutation {
+            tenant: "acme".into(),
+            idempotency_key: key.into(),
+            agent: "agent:a".into(),
+            operation: "billing.refund".into(),
+            resource: "charge:ch_1".into(),
+            amount: Some(500),
+            currency: Some("USD".into()),
+        },
+        step_up_confirmed: false,
+    }
+}
+
+fn evidence() -> Vec<u8> {
+    br#"{"id":"re_1","operation":"billing.refund","resource":"charge:ch_1","amount":500,"currency":"usd","status":"succeeded"}"#
+        .to_vec()
+}
+
+fn attest(r: &Recorder, key: &str) {
+    let a = r.attest(&request(key)).expect("attests");
+    assert!(a.attestation.is_some());
+}
+
+/// Seconds per confirm, one caller: each confirm is one transaction that signs and appends one receipt.
+fn confirms(dir: &Path, n: usize) -> (f64, usize) {
+    let r = open(&dir.join("single.db"));
+    for i in 0..n {
+        attest(&r, &format!("s{i}"));
+    }
+    let t = Instant::now();
+    for i in 0..n {
+        r.confirm("acme", &format!("s{i}"), Outcome::Done(evidence())).expect("confirms");
+    }
+    let per = t.elapsed().as_secs_f64() / n as f64;
+    let size = r.receipt(0).expect("receipt").receipt.len();
+    (per, size)
+}
+
+/// Seconds per raw insert of a row of `row_bytes`, one per transaction, with the recorder's durability.
+fn floor(dir: &Path, n: usize, row_bytes: usize) -> f64 {
+    let c = rusqlite::Connection::open(dir.join("floor.db")).expect("opens");
+    c.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
+         CREATE TABLE rows (seq INTEGER PRIMARY KEY, tenant TEXT, idempotency_key TEXT, status TEXT, body TEXT, \
+         evidence BLOB, created INTEGER)",
+    )
+    .expect("schema");
+    let body = "x".repeat(row_bytes);
+    let ev = evidence();
+    let t = Instant::now();
+    for i in 0..n {
+        c.execute_batch("BEGIN IMMEDIATE").expect("begins");
+        c.prepare_cached("INSERT INTO rows VALUES (?1, 'acme', ?2, 'DONE', ?3, ?4, 0)")
+            .expect("prepares")
+            .execute(rusqlite::params![i as i64, format!("s{i}"), body, ev])
+            .expect("inserts");
+        c.execute_batch("COMMIT").expect("commits");
+    }
+    t.elapsed().as_secs_f64() / n as f64
+}
+
+/// Receipts per second with `callers` threads, each attesting and confirming its own actions.
+fn concurrent(dir: &Path, callers: usize, per: usize) -> f64 {
+    let r = Arc::new(open(&dir.join("concurrent.db")));
+    let t = Instant::now();
+    let threads: Vec<_> = (0..callers)
+        .map(|c| {
+            let r = r.clone();
+            std::thread::spawn(move || {
+                for i in 0..per {
+                    let key = format!("c{c}-{i}");
+                    attest(&r, &key);
+                    r.confirm("acme", &key, Outcome::Done(evidence())).expect("confirms");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("thread");
+    }
+    (callers * per) as f64 / t.elapsed().as_secs_f64()
+}
+
+/// A log of `n` receipts, built once (many callers, grouped commits) and kept between runs.
+fn big_log(n: u64) -> std::path::PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../target/bench-recorder-{n}.db"));
+    if path.exists() {
+        let r = open(&path);
+        if r.status().expect("status")["size"].as_u64() == Some(n) {
+            return path;
+        }
+        drop(r);
+        for ext in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
+        }
+    }
+    let r = Arc::new(open(&path));
+    let callers = 64u64;
+    let t = Instant::now();
+    let threads: Vec<_> = (0..callers)
+        .map(|c| {
+            let r = r.clone();
+            std::thread::spawn(move || {
+                let mut i = c;
+                while i < n {
+                    let key = format!("b{i}");
+                    attest(&r, &key);
+                    r.confirm("acme", &key, Outcome::Done(evidence())).expect("confirms");
+                    i += callers;
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("thread");
+    }
+    eprintln!("built a log of {n} receipts in {:.0} s", t.elapsed().as_secs_f64());
+    r.checkpoint().expect("head");
+    path
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let n: usize = std::env::var("CURBI_BENCH_N").ok().and_then(|s| s.parse().ok()).unwrap_or(2000);
+    let log: u64 = std::env::var("CURBI_BENCH_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    // CURBI_BENCH_DIR=/dev/shm measures the CPU alone (fsync is free on tmpfs).
+    let base = std::env::var("CURBI_BENCH_DIR")
+        .map_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"), Into::into);
+    let dir = tempfile::tempdir_in(base).expect("dir");
+    if std::env::var("CURBI_BENCH_ONLY").as_deref() == Ok("concurrent") {
+        println!("32 concurrent callers: {:.0} receipts/s", concurrent(dir.path(), 32, n / 4));
+        return;
+    }
+    let (ours, row) = confirms(dir.path(), n);
+    if std::env::var("CURBI_BENCH_ONLY").as_deref() == Ok("confirm") {
+        println!("one receipt per transaction: {:.0} receipts/s", 1.0 / ours);
+        return;
+    }
+    let raw = floor(dir.path(), n, row);
+    println!(
+        "one receipt per transaction: {:.0} receipts/s; raw SQLite inserts of {row}-byte rows: {:.0}/s",
+        1.0 / ours,
+        1.0 / raw
+    );
+    println!("ratio to the floor: {:.2} (target >= 0.80)", raw / ours);
+    for callers in [8, 32] {
+        println!(
+            "{callers} concurrent callers (attest + confirm each): {:.0} receipts/s (target >= 5000)",
+            concurrent(dir.path(), callers, n / 4)
+        );
+    }
+    let path = big_log(log);
+    let reopen = median(
+        (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                let r = open(&path);
+                let e = t.elapsed();
+                drop(r);
+                e
+            })
+            .collect(),
+    );
+    println!("reopen a {log}-receipt log: {:.1} ms (target <= 1000 ms)", reopen.as_secs_f64() * 1e3);
+    let r = open(&path);
+    let request = curbi_recorder::BundleRequest {
+        select: curbi_recorder::Select::Seqs(vec![log / 3]),
+        head: None,
+        known: Vec::new(),
+        attestations: true,
+    };
+    let bundle = median(
+        (0..51)
+            .map(|_| {
+                let t = Instant::now();
+                let b = r.bundle(&request).expect("bundles");
+                let e = t.elapsed();
+                assert_eq!(b.receipts.len(), 1);
+                e
+            })
+            .collect(),
+    );
+    println!(
+        "one-receipt bundle from the {log}-receipt log: {:.3} ms median (target <= 5 ms)",
+        bundle.as_secs_f64() * 1e3
+    );
+}

@@ -1,0 +1,18 @@
+//! Curbi's durable recorder (docs/RECORDER.md): Proof of Action inside merchant code. Grants, attestations,
+//! provider outcomes, receipts, the Merkle log and its signed heads live in one SQLite file; every step is on disk
+//! before it returns, and a restart restores everything, so a restart never looks like a forked log.
+
+pub mod api;
+mod failpoint;
+pub mod keyfile;
+pub mod recorder;
+pub mod sqlite;
+pub mod store;
+mod tree;
+
+pub use keyfile::{KEY_ENV, LoadedKey, generate_key_file, parse_key, read_key_env, read_key_file};
+pub use recorder::{
+    AttestRequest, Attested, BundleRequest, GrantInfo, Head, OpenAction, OpenActions, Outcome, Recorder,
+    RecorderOptions, Select, Settled, StoredReceipt, SystemClock,
+};
+pub use store::{Storage, Tx};

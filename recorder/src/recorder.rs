@@ -1,0 +1,1182 @@
+//! The recorder: the reference gate's rules (core `proof::gate`) made durable. Every write runs in the store's one
+//! write transaction and is on disk before it returns; concurrent callers are grouped into one commit (each in its
+//! own savepoint, so one caller's error leaves the others' work intact). docs/RECORDER.md.
+
+use std::any::Any;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use curbi::proof::bundle::{Bundle, BundleItem, OlderHead};
+use curbi::proof::encoding::{decode_url, sha256};
+use curbi::proof::envelope::{Envelope, Kind, Limits, Status};
+use curbi::proof::gate::{self, Clock, FixedClock, GateError, Mutation};
+use curbi::proof::merkle::{Hash, consistency_proof_in, inclusion_proof_in, leaf_hash};
+use curbi::proof::note::{self, Checkpoint};
+use curbi::proof::{KeySet, SigningKey, TrustedKey, VerifyingKey};
+use curbi::purchase::{self, Timestamp, Verdict};
+use curbi::{Error, ErrorCode};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::failpoint;
+use crate::keyfile::LoadedKey;
+use crate::sqlite::SqliteStore;
+use crate::store::{ActionRow, ActionState, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
+use crate::tree::Frontier;
+
+/// Most calls one commit groups.
+const MAX_GROUP: usize = 256;
+/// Most open actions one `held` call lists.
+pub const MAX_HELD: usize = 10_000;
+
+/// The system clock, in Unix seconds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> i64 {
+        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+    }
+}
+
+/// How to open a recorder.
+#[derive(Debug, Clone)]
+pub struct RecorderOptions {
+    /// The SQLite database file (created when missing).
+    pub path: PathBuf,
+    /// The log origin, `curbi-checkpoint-v1.<name>`: fixed when the database is created. Empty: the one stored.
+    pub origin: String,
+    /// The signing key and its kid.
+    pub key: LoadedKey,
+    /// Where time comes from: [`SystemClock`], or a [`FixedClock`] (see [`RecorderOptions::fixed_clock`]).
+    pub clock: Arc<dyn Clock>,
+    /// The clock is this fixed one, which [`Recorder::set_clock`] moves (tests and vectors).
+    pub fixed: Option<Arc<FixedClock>>,
+    /// Make `key` the log's active key when it is a new one (docs/RECORDER.md §Keys).
+    pub rotate: bool,
+    /// Seconds an attestation permits its mutation.
+    pub attestation_ttl: i64,
+    /// Seconds a receipt stays fresh.
+    pub receipt_ttl: i64,
+}
+
+impl RecorderOptions {
+    /// Five-minute attestations and thirty-day receipts (the reference gate's), on the system clock.
+    pub fn new(path: impl Into<PathBuf>, origin: &str, key: LoadedKey) -> RecorderOptions {
+        RecorderOptions {
+            path: path.into(),
+            origin: origin.to_string(),
+            key,
+            clock: Arc::new(SystemClock),
+            fixed: None,
+            rotate: false,
+            attestation_ttl: 300,
+            receipt_ttl: 30 * 86_400,
+        }
+    }
+}
+
+impl RecorderOptions {
+    /// The same options on a fixed clock at Unix time `now`.
+    pub fn fixed_clock(mut self, now: i64) -> RecorderOptions {
+        let clock = Arc::new(FixedClock::new(now));
+        self.clock = clock.clone();
+        self.fixed = Some(clock);
+        self
+    }
+}
+
+/// One mutation to attest: who asks to do what under which grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttestRequest {
+    pub grant: String,
+    pub mutation: Mutation,
+    /// The step-up the action check asked for was confirmed by the user; a DENY still refuses.
+    pub step_up_confirmed: bool,
+}
+
+/// What the provider said, as [`Recorder::confirm`] and [`Recorder::reconcile`] take it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Performed: the provider's answer, the exact bytes.
+    Done(Vec<u8>),
+    /// Refused by the provider: its answer, the exact bytes.
+    Failed(Vec<u8>),
+    /// No answer (lost, timed out, 5xx): hold the action (confirm only).
+    Unknown,
+    /// The provider has no trace of it: release it without a receipt (reconcile only).
+    NotPerformed,
+}
+
+impl Outcome {
+    fn name(&self) -> &'static str {
+        match self {
+            Outcome::Done(_) => "DONE",
+            Outcome::Failed(_) => "FAILED",
+            Outcome::Unknown => "UNKNOWN",
+            Outcome::NotPerformed => "NOT_PERFORMED",
+        }
+    }
+
+    /// SHA-256 over the outcome's name and evidence: a second call with the same outcome is a replay.
+    fn digest(&self) -> Hash {
+        let evidence: &[u8] = match self {
+            Outcome::Done(e) | Outcome::Failed(e) => e,
+            Outcome::Unknown | Outcome::NotPerformed => &[],
+        };
+        let mut bytes = Vec::with_capacity(evidence.len() + 16);
+        bytes.extend_from_slice(self.name().as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(evidence);
+        sha256(&bytes)
+    }
+}
+
+/// The answer to an attest call. Replayed byte for byte for the same tenant, idempotency key and request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attested {
+    /// The action check's verdict: `ALLOW`, `STEP_UP` or `DENY`.
+    pub decision: String,
+    /// The compact attestation, when one was issued (ALLOW, or a confirmed STEP_UP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attestation: Option<String>,
+    /// The action check's full result (docs/PURCHASE.md §Action check).
+    pub check: Value,
+}
+
+/// Where an action stands after confirm or reconcile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Settled {
+    /// `DONE` or `FAILED` (a receipt is in the log), `HELD` (UNKNOWN: nothing logged) or `RELEASED`.
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<String>,
+}
+
+/// A registered grant and the uses recorded against it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GrantInfo {
+    pub id: String,
+    pub used: u64,
+}
+
+/// An action not yet settled: attested (its outcome never reported) or held (reported UNKNOWN).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpenAction {
+    pub tenant: String,
+    pub idempotency_key: String,
+    pub state: String,
+    pub grant: String,
+    pub attestation: String,
+    pub since: i64,
+}
+
+/// The open actions, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpenActions {
+    pub actions: Vec<OpenAction>,
+    /// More open actions exist than were listed.
+    pub more: bool,
+}
+
+/// A signed head.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Head {
+    pub size: u64,
+    pub note: String,
+}
+
+/// A receipt as stored, with the attestation it completes and the provider's answer.
+pub type StoredReceipt = ReceiptRow;
+
+/// Which receipts a bundle carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Select {
+    Seqs(Vec<u64>),
+    Actions(Vec<(String, String)>),
+}
+
+/// A bundle request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleRequest {
+    pub select: Select,
+    /// A head this log signed (the latest when `None`).
+    pub head: Option<String>,
+    /// Heads the customer already holds: each gets a consistency proof to `head`.
+    pub known: Vec<String>,
+    /// Carry each receipt's attestation.
+    pub attestations: bool,
+}
+
+struct Ctx {
+    frontier: Frontier,
+    /// What this process keeps in memory (the edge, the last time) matches the committed database (false after a
+    /// failed commit).
+    fresh: bool,
+    /// The store's data version when that was last true: another connection's commit changes it.
+    version: Option<u64>,
+    /// The last time the log used.
+    last_time: i64,
+}
+
+type Output = Result<Box<dyn Any + Send>, Error>;
+
+type Run = Box<dyn FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Output + Send>;
+
+struct Job {
+    run: Run,
+    done: SyncSender<Msg>,
+    /// The time the call was made (its rehearsal's time).
+    at: i64,
+    signer: Arc<Signer>,
+}
+
+/// What a waiting call is told: its answer, or that it leads now.
+enum Msg {
+    Done(Output),
+    Lead,
+}
+
+/// The calls waiting for a transaction, and whether a caller is leading.
+#[derive(Default)]
+struct Queue {
+    jobs: Vec<Job>,
+    leading: bool,
+}
+
+/// What one call runs with: its time, and whether this is the rehearsal outside the writer (nothing it writes is
+/// kept; it only signs ahead, see [`Recorder::write`]).
+struct Batch<'s> {
+    now: i64,
+    rehearsal: bool,
+    signer: &'s Signer,
+}
+
+impl Batch<'_> {
+    /// A failpoint, in the real run only.
+    fn hit(&self, name: &str) {
+        if !self.rehearsal {
+            failpoint::hit(name);
+        }
+    }
+}
+
+/// Signatures made for one call. The rehearsal signs what the call will sign (in the caller's thread, beside the
+/// writer); the real run reuses a signature when the bytes to sign are the same and signs itself when they are not
+/// (the state moved on between the two). Ed25519 is deterministic, so either way the envelope is the same.
+#[derive(Default)]
+struct Signer {
+    made: Mutex<Vec<(Kind, Vec<u8>, Envelope)>>,
+}
+
+impl Signer {
+    fn sign(&self, r: &Recorder, kind: Kind, payload: Vec<u8>) -> Result<Envelope, Error> {
+        let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, _, e)) = made.iter().find(|(k, p, _)| *k == kind && *p == payload) {
+            return Ok(e.clone());
+        }
+        let e = Envelope::sign(kind, payload.clone(), &r.key, &r.kid).map_err(|e| err(ErrorCode::Internal, "", e.0))?;
+        made.push((kind, payload, e.clone()));
+        Ok(e)
+    }
+}
+
+/// A durable recorder on one store.
+pub struct Recorder {
+    store: Arc<dyn Storage>,
+    key: SigningKey,
+    kid: String,
+    origin: String,
+    clock: Arc<dyn Clock>,
+    fixed: Option<Arc<FixedClock>>,
+    attestation_ttl: i64,
+    receipt_ttl: i64,
+    queue: Mutex<Queue>,
+    writer: Mutex<Ctx>,
+    /// The last time this process committed, for calls to start from.
+    last_time: AtomicI64,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder").field("origin", &self.origin).field("kid", &self.kid).finish_non_exhaustive()
+    }
+}
+
+fn err(code: ErrorCode, path: &str, message: impl Into<String>) -> Error {
+    Error::new(code, path, message)
+}
+
+fn gate_error(e: GateError) -> Error {
+    match e {
+        GateError::InvalidEvidence(m) => err(ErrorCode::InvalidEvidence, "/evidence", m),
+        GateError::EvidenceMismatch(m) => {
+            err(ErrorCode::EvidenceMismatch, "/evidence", format!("the evidence does not name the attested {m}"))
+        }
+        other => err(ErrorCode::Internal, "", other.to_string()),
+    }
+}
+
+fn check_origin(origin: &str) -> Result<(), Error> {
+    let probe =
+        Checkpoint::new(origin, 0, [0; 32]).map_err(|e| err(ErrorCode::InvalidValue, "/origin", e.to_string()))?;
+    if !probe.is_curbi() {
+        return Err(err(ErrorCode::InvalidValue, "/origin", "the origin must start with curbi-checkpoint-v1."));
+    }
+    Ok(())
+}
+
+fn timestamp(t: i64) -> Result<Timestamp, Error> {
+    Timestamp::from_unix(t, 0).ok_or_else(|| err(ErrorCode::OutOfRange, "", format!("the time {t} is out of range")))
+}
+
+impl Recorder {
+    /// Opens the recorder on its SQLite file, restoring everything it holds.
+    pub fn open(options: RecorderOptions) -> Result<Recorder, Error> {
+        let store = SqliteStore::open(&options.path)?;
+        Recorder::open_on(Arc::new(store), options)
+    }
+
+    /// Opens the recorder on any [`Storage`].
+    pub fn open_on(store: Arc<dyn Storage>, options: RecorderOptions) -> Result<Recorder, Error> {
+        if !options.origin.is_empty() {
+            check_origin(&options.origin)?;
+        }
+        if options.attestation_ttl <= 0 || options.receipt_ttl <= 0 {
+            return Err(err(ErrorCode::OutOfRange, "/attestation_ttl", "lifetimes must be positive seconds"));
+        }
+        let public = options.key.key.verifying_key().to_jwk_x();
+        let kid = options.key.kid.clone();
+        let mut origin = options.origin.clone();
+        store.write(&mut |tx| {
+            let now = advance_time(tx, options.clock.now())?;
+            match tx.meta("origin")? {
+                None if origin.is_empty() => {
+                    return Err(err(ErrorCode::MissingField, "/origin", "a new log needs its origin"));
+                }
+                None => tx.set_meta("origin", &origin)?,
+                Some(o) if origin.is_empty() => origin = o,
+                Some(o) if o == origin => {}
+                Some(o) => {
+                    return Err(err(ErrorCode::InvalidValue, "/origin", format!("this database is the log {o}")));
+                }
+            }
+            adopt_key(tx, &kid, &public, options.rotate, now)?;
+            // The stored edge must be whole: a log whose nodes do not add up is refused at open, not at a proof.
+            Frontier::load(tx, tx.size()?)?;
+            Ok(())
+        })?;
+        Ok(Recorder {
+            store,
+            key: options.key.key,
+            kid,
+            origin,
+            clock: options.clock,
+            fixed: options.fixed,
+            attestation_ttl: options.attestation_ttl,
+            receipt_ttl: options.receipt_ttl,
+            queue: Mutex::new(Queue::default()),
+            writer: Mutex::new(Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: i64::MIN }),
+            last_time: AtomicI64::new(i64::MIN),
+        })
+    }
+
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    pub fn kid(&self) -> &str {
+        &self.kid
+    }
+
+    /// Moves a fixed clock (tests and vectors); refused on the system clock.
+    pub fn set_clock(&self, now: i64) -> Result<(), Error> {
+        match &self.fixed {
+            Some(c) => {
+                c.set(now);
+                Ok(())
+            }
+            None => Err(err(ErrorCode::Unsupported, "/now", "this recorder runs on the system clock")),
+        }
+    }
+
+    /// Runs `f` in a write transaction, grouped with whatever other callers are waiting, and returns once that
+    /// transaction is committed (or refused). One caller at a time leads: it runs every queued call in one
+    /// transaction (each in its own savepoint), answers them all, and goes on while calls keep arriving; the others
+    /// wait for their answer. Once its own call is answered, the leader hands the lead to the oldest waiting call,
+    /// so no caller serves the others forever.
+    ///
+    /// Before it queues, the call is rehearsed on a snapshot in the caller's own thread, writes discarded, so that
+    /// its signatures are made there, beside the writer; the writer then runs it for real and reuses them.
+    fn write<T: Send + 'static>(
+        &self,
+        mut f: impl FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Result<T, Error> + Send + 'static,
+    ) -> Result<T, Error> {
+        let at = self.clock.now().max(self.last_time.load(Ordering::Relaxed));
+        let signer = Arc::new(Signer::default());
+        // Rehearse only when another call is leading, so this one would wait anyway; alone, it leads at once.
+        // Whatever the rehearsal finds (an error included) is found again by the real run.
+        let busy = self.queue.lock().unwrap_or_else(|p| p.into_inner()).leading;
+        let _ = busy.then(|| {
+            self.store.read(&mut |tx| {
+                let mut scratch = Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: at };
+                let batch = Batch { now: at, rehearsal: true, signer: &signer };
+                let _ = f(self, &mut Rehearsal(tx), &mut scratch, &batch);
+                Ok(())
+            })
+        });
+        let (done, answer) = sync_channel(1);
+        let run: Run =
+            Box::new(move |r, tx, ctx, batch| f(r, tx, ctx, batch).map(|t| Box::new(t) as Box<dyn Any + Send>));
+        let lead = {
+            let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+            q.jobs.push(Job { run, done, at, signer });
+            !std::mem::replace(&mut q.leading, true)
+        };
+        if !lead {
+            match answer.recv() {
+                Ok(Msg::Done(out)) => return downcast(out),
+                Ok(Msg::Lead) => {}
+                Err(_) => return Err(err(ErrorCode::Internal, "", "the call was dropped without an answer")),
+            }
+        }
+        loop {
+            let jobs: Vec<Job> = {
+                let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+                let n = q.jobs.len().min(MAX_GROUP);
+                q.jobs.drain(..n).collect()
+            };
+            {
+                let mut ctx = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+                self.run_batch(&mut ctx, jobs);
+            }
+            if let Ok(msg) = answer.try_recv() {
+                let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+                match q.jobs.first() {
+                    Some(next) => {
+                        let _ = next.done.send(Msg::Lead);
+                    }
+                    None => q.leading = false,
+                }
+                drop(q);
+                return match msg {
+                    Msg::Done(out) => downcast(out),
+                    Msg::Lead => Err(err(ErrorCode::Internal, "", "the lead came back to a leader")),
+                };
+            }
+        }
+    }
+
+    fn run_batch(&self, ctx: &mut Ctx, mut jobs: Vec<Job>) {
+        let mut outputs: Vec<Output> = Vec::with_capacity(jobs.len());
+        let alone = jobs.len() == 1;
+        let committed = self.store.write(&mut |tx| {
+            outputs.clear();
+            let version = tx.data_version()?;
+            if !ctx.fresh || ctx.version != Some(version) {
+                // Another connection committed since our last transaction (or ours failed): read again what we
+                // keep in memory. Otherwise nothing but us wrote, and what we keep is what is on disk.
+                match tx.meta("active_kid")? {
+                    Some(k) if k == self.kid => {}
+                    _ => {
+                        return Err(err(
+                            ErrorCode::KeyRotated,
+                            "",
+                            "another process rotated the log's key; reopen the recorder with the new key",
+                        ));
+                    }
+                }
+                ctx.last_time = stored_time(tx)?;
+                ctx.frontier = Frontier::load(tx, tx.size()?)?;
+                ctx.version = Some(version);
+                ctx.fresh = true;
+            }
+            let start = ctx.last_time;
+            let mut latest = start;
+            failpoint::hit("write.begin");
+            if alone {
+                // One call: its own transaction is its savepoint.
+                let job = &mut jobs[0];
+                let now = job.at.max(start);
+                latest = latest.max(now);
+                let signer = job.signer.clone();
+                let out = run_caught(job, self, tx, ctx, &Batch { now, rehearsal: false, signer: &signer });
+                let failed = out.as_ref().err().cloned();
+                outputs.push(out);
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+            } else {
+                for job in jobs.iter_mut() {
+                    tx.savepoint()?;
+                    let before = ctx.frontier.clone();
+                    let now = job.at.max(start);
+                    latest = latest.max(now);
+                    let signer = job.signer.clone();
+                    let out = run_caught(job, self, tx, ctx, &Batch { now, rehearsal: false, signer: &signer });
+                    if out.is_ok() {
+                        tx.release_savepoint()?;
+                    } else {
+                        tx.rollback_to_savepoint()?;
+                        ctx.frontier = before;
+                    }
+                    outputs.push(out);
+                }
+            }
+            if latest != ctx.last_time {
+                tx.set_meta("last_time", &latest.to_string())?;
+                ctx.last_time = latest;
+            }
+            failpoint::hit("commit.before");
+            Ok(())
+        });
+        match committed {
+            Ok(()) => {
+                self.last_time.fetch_max(ctx.last_time, Ordering::Relaxed);
+                failpoint::hit("commit.after");
+                for (job, out) in jobs.into_iter().zip(outputs) {
+                    let _ = job.done.send(Msg::Done(out));
+                }
+            }
+            Err(e) => {
+                ctx.fresh = false;
+                // A call that failed alone gets its own error; every other call gets the transaction's.
+                let own = if alone { outputs.pop().and_then(Result::err) } else { None };
+                for job in jobs {
+                    let _ = job.done.send(Msg::Done(Err(own.clone().unwrap_or_else(|| e.clone()))));
+                }
+            }
+        }
+    }
+
+    fn read<T>(&self, mut f: impl FnMut(&mut dyn Tx) -> Result<T, Error>) -> Result<T, Error> {
+        let mut out = None;
+        self.store.read(&mut |tx| {
+            out = Some(f(tx)?);
+            Ok(())
+        })?;
+        out.ok_or_else(|| err(ErrorCode::Internal, "", "the read ran no transaction"))
+    }
+}
+
+/// Runs one call; a panic in it (a bug) is that call's `internal` error, never a stuck leader.
+fn run_caught(job: &mut Job, r: &Recorder, tx: &mut dyn Tx, ctx: &mut Ctx, batch: &Batch<'_>) -> Output {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (job.run)(r, tx, ctx, batch))).unwrap_or_else(|_| {
+        Err(err(ErrorCode::Internal, "", "the recorder call failed; this is a bug, please report it"))
+    })
+}
+
+fn downcast<T: 'static>(out: Output) -> Result<T, Error> {
+    out.and_then(|b| {
+        b.downcast::<T>().map(|b| *b).map_err(|_| err(ErrorCode::Internal, "", "an answer of another type"))
+    })
+}
+
+/// The last time the log used.
+fn stored_time(tx: &mut dyn Tx) -> Result<i64, Error> {
+    Ok(tx.meta("last_time")?.and_then(|t| t.parse::<i64>().ok()).unwrap_or(i64::MIN))
+}
+
+/// The time of this transaction: the clock, but never before a time the log already used (a clock stepped back
+/// must not sign a receipt before its key's window or a head before an earlier one).
+fn advance_time(tx: &mut dyn Tx, clock: i64) -> Result<i64, Error> {
+    let last = stored_time(tx)?;
+    let now = clock.max(last);
+    if now != last {
+        tx.set_meta("last_time", &now.to_string())?;
+    }
+    Ok(now)
+}
+
+/// Makes the opening key the active one, or refuses it (docs/RECORDER.md §Keys). A rotation closes the old key's
+/// window one second after the last time the log used, and opens the new key's there: every signature the old key
+/// made lies inside its window, and none after.
+fn adopt_key(tx: &mut dyn Tx, kid: &str, x: &str, rotate: bool, now: i64) -> Result<(), Error> {
+    let keys = tx.keys()?;
+    if let Some(k) = keys.iter().find(|k| k.x == x || k.kid == kid) {
+        if k.x != x || k.kid != kid {
+            return Err(err(
+                ErrorCode::KeyMismatch,
+                "/key",
+                format!("the log knows kid {} with another public key (or this key under another kid)", k.kid),
+            ));
+        }
+        if k.expires.is_some() {
+            return Err(err(ErrorCode::KeyMismatch, "/key", format!("key {kid} was retired; it never signs again")));
+        }
+        tx.set_meta("active_kid", kid)?;
+        return Ok(());
+    }
+    let active = keys.iter().find(|k| k.expires.is_none());
+    let start = match active {
+        None => now,
+        Some(old) if rotate => {
+            let at = now.saturating_add(1).max(old.not_before.saturating_add(1));
+            tx.close_key(&old.kid, at)?;
+            tx.set_meta("last_time", &at.to_string())?;
+            at
+        }
+        Some(old) => {
+            return Err(err(
+                ErrorCode::KeyMismatch,
+                "/key",
+                format!("the log's active key is {}; open with it, or rotate to this one", old.kid),
+            ));
+        }
+    };
+    tx.insert_key(&KeyRow { kid: kid.to_string(), x: x.to_string(), not_before: start, expires: None })?;
+    tx.set_meta("active_kid", kid)
+}
+
+/// The action check reads the grant with the uses the recorder counted; a host-supplied count is never read.
+fn grant_with_uses(document: &str, used: u64) -> Result<Value, Error> {
+    let mut v = curbi::json::read_str(document)?;
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("used".into(), used.into());
+    }
+    Ok(v)
+}
+
+/// The grant's `limits`, as an attestation carries them (already validated when the grant was registered).
+fn limits_of(grant: &Value) -> Limits {
+    let l = grant.get("limits");
+    let int = |name: &str| l.and_then(|l| l.get(name)).and_then(Value::as_i64);
+    Limits {
+        max_amount: int("max_amount"),
+        confirmation_threshold: int("confirmation_threshold"),
+        currency: l.and_then(|l| l.get("currency")).and_then(Value::as_str).map(str::to_string),
+        max_count: int("max_count"),
+    }
+}
+
+/// SHA-256 over the attest request's fields, each length-prefixed: the same request hashes the same however its
+/// JSON was written.
+fn request_hash(r: &AttestRequest) -> Hash {
+    let m = &r.mutation;
+    let amount = m.amount.map(|a| a.to_string()).unwrap_or_default();
+    let mut bytes = Vec::new();
+    for part in [
+        "curbi-recorder-attest-v1",
+        &m.tenant,
+        &m.idempotency_key,
+        &r.grant,
+        &m.agent,
+        &m.operation,
+        &m.resource,
+        &amount,
+        m.currency.as_deref().unwrap_or(""),
+    ] {
+        bytes.extend_from_slice(&(part.len() as u64).to_be_bytes());
+        bytes.extend_from_slice(part.as_bytes());
+    }
+    sha256(&bytes)
+}
+
+fn settled_of(receipt: &ReceiptRow) -> Settled {
+    Settled { status: receipt.status.clone(), seq: Some(receipt.seq), receipt: Some(receipt.receipt.clone()) }
+}
+
+impl Recorder {
+    /// Registers a grant (the action check's grant document, with an `id` and without `used`: the recorder counts
+    /// uses itself). The same id with the same document again is a replay; with another document, a conflict.
+    pub fn grant(&self, document: &Value) -> Result<GrantInfo, Error> {
+        let obj = document.as_object().ok_or_else(|| curbi::json::wrong_type("", "a grant object", document))?;
+        let id = match obj.get("id") {
+            Some(Value::String(s)) if !s.is_empty() && s.len() <= 256 => s.clone(),
+            Some(v @ Value::String(_)) => {
+                return Err(err(ErrorCode::TooLong, "/id", format!("a grant id is 1 to 256 bytes, not {}", v)));
+            }
+            Some(v) => return Err(curbi::json::wrong_type("/id", "a string", v)),
+            None => return Err(err(ErrorCode::MissingField, "/id", "a recorded grant needs an id")),
+        };
+        if obj.contains_key("used") {
+            return Err(err(ErrorCode::UnknownField, "/used", "the recorder counts a grant's uses itself"));
+        }
+        // The action check reads it; a grant it cannot read would DENY every action.
+        let probe = purchase::verify_action(document, &serde_json::json!({}), timestamp(0)?);
+        let unreadable = ["malformed", "amount_invalid", "timestamp_invalid", "currency_unknown"];
+        if let Some(r) =
+            probe.reasons().iter().find(|r| r.path.starts_with("/grant") && unreadable.contains(&r.code.as_str()))
+        {
+            let path = r.path.strip_prefix("/grant").unwrap_or(&r.path);
+            return Err(err(ErrorCode::InvalidValue, path, format!("{}: {}", r.code.as_str(), r.message)));
+        }
+        let text = document.to_string();
+        self.write(move |_, tx, _, batch| match tx.grant(&id)? {
+            Some(g) if g.document == text => Ok(GrantInfo { id: g.id, used: g.used }),
+            Some(_) => Err(err(ErrorCode::GrantConflict, "/id", format!("grant {id} exists with another document"))),
+            None => {
+                tx.insert_grant(&GrantRow { id: id.clone(), document: text.clone(), used: 0 }, batch.now)?;
+                Ok(GrantInfo { id: id.clone(), used: 0 })
+            }
+        })
+    }
+
+    /// Runs the action check on the mutation under its grant, with the uses the recorder counted. ALLOW (or a
+    /// confirmed STEP_UP) signs and stores an attestation and counts a use, durably, before returning; STEP_UP and
+    /// DENY store nothing. The same tenant, idempotency key and request again returns the same answer.
+    pub fn attest(&self, request: &AttestRequest) -> Result<Attested, Error> {
+        let m = &request.mutation;
+        gate::attestation_for(m, &Limits::default(), None, 0, 1)
+            .check()
+            .map_err(|e| err(ErrorCode::InvalidValue, "/action", e.0))?;
+        let request = request.clone();
+        let hash = request_hash(&request);
+        self.write(move |r, tx, _, batch| {
+            let m = &request.mutation;
+            if let Some(a) = tx.action(&m.tenant, &m.idempotency_key)? {
+                if a.request_hash != hash {
+                    return Err(err(
+                        ErrorCode::IdempotencyConflict,
+                        "/idempotency_key",
+                        "this idempotency key already names another request",
+                    ));
+                }
+                if a.state == ActionState::Released {
+                    // Its attestation must not be acted on: the provider never performed it and its use was returned.
+                    return Err(err(
+                        ErrorCode::Released,
+                        "/idempotency_key",
+                        "the action was released as not performed; a new idempotency key starts a new action",
+                    ));
+                }
+                return serde_json::from_str(&a.answer)
+                    .map_err(|e| err(ErrorCode::Corrupt, "", format!("a stored answer does not read: {e}")));
+            }
+            let g = tx
+                .grant(&request.grant)?
+                .ok_or_else(|| err(ErrorCode::UnknownGrant, "/grant", format!("no grant {}", request.grant)))?;
+            let grant = grant_with_uses(&g.document, g.used)?;
+            let decision = purchase::verify_action(&grant, &gate::action_document(m), timestamp(batch.now)?);
+            let verdict = decision.verdict();
+            let issue = verdict == Verdict::Allow || (verdict == Verdict::StepUp && request.step_up_confirmed);
+            let mut answer =
+                Attested { decision: verdict.as_str().to_string(), attestation: None, check: decision.to_json() };
+            if !issue {
+                return Ok(answer);
+            }
+            let attestation = gate::attestation_for(m, &limits_of(&grant), Some(&g.id), batch.now, r.attestation_ttl);
+            attestation.check().map_err(|e| err(ErrorCode::InvalidValue, "/action", e.0))?;
+            let envelope = batch.signer.sign(r, Kind::Attestation, attestation.to_payload())?;
+            let compact = envelope.to_compact();
+            answer.attestation = Some(compact.clone());
+            let text = serde_json::to_string(&answer).map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
+            tx.insert_action(&ActionRow {
+                tenant: m.tenant.clone(),
+                idempotency_key: m.idempotency_key.clone(),
+                request_hash: hash,
+                grant: g.id.clone(),
+                state: ActionState::Attested,
+                answer: text,
+                attestation: compact,
+                created: batch.now,
+                updated: batch.now,
+                outcome_hash: None,
+            })?;
+            batch.hit("attest.stored");
+            tx.add_uses(&g.id, 1)?;
+            Ok(answer)
+        })
+    }
+
+    /// Records the provider's answer to an attested action: DONE or FAILED with its evidence signs a receipt and
+    /// appends it to the log in the same transaction; UNKNOWN holds the action (no receipt, nothing logged).
+    pub fn confirm(&self, tenant: &str, idempotency_key: &str, outcome: Outcome) -> Result<Settled, Error> {
+        if outcome == Outcome::NotPerformed {
+            return Err(err(ErrorCode::InvalidEnum, "/outcome", "NOT_PERFORMED is a reconcile outcome"));
+        }
+        self.settle(tenant, idempotency_key, outcome, false)
+    }
+
+    /// Settles an action from the provider's state read later (GET-only recovery): DONE or FAILED signs its one
+    /// receipt, NOT_PERFORMED releases it (no receipt, its use returned). Works on held and on attested actions
+    /// (an attestation whose outcome was never reported, as after a crash).
+    pub fn reconcile(&self, tenant: &str, idempotency_key: &str, outcome: Outcome) -> Result<Settled, Error> {
+        if outcome == Outcome::Unknown {
+            return Err(err(ErrorCode::InvalidEnum, "/outcome", "reconcile needs the provider's state, not UNKNOWN"));
+        }
+        self.settle(tenant, idempotency_key, outcome, true)
+    }
+
+    fn settle(&self, tenant: &str, key: &str, outcome: Outcome, reconcile: bool) -> Result<Settled, Error> {
+        if let Outcome::Done(e) | Outcome::Failed(e) = &outcome
+            && e.len() > gate::MAX_EVIDENCE_BYTES
+        {
+            return Err(err(
+                ErrorCode::InvalidEvidence,
+                "/evidence",
+                format!("the evidence is over {} bytes", gate::MAX_EVIDENCE_BYTES),
+            ));
+        }
+        let (tenant, key) = (tenant.to_string(), key.to_string());
+        self.write(move |r, tx, ctx, batch| {
+            let a = tx.action(&tenant, &key)?.ok_or_else(|| {
+                err(
+                    ErrorCode::NotAttested,
+                    "/idempotency_key",
+                    "no attested action under this tenant and idempotency key",
+                )
+            })?;
+            let digest = outcome.digest();
+            match a.state {
+                ActionState::Done | ActionState::Failed => {
+                    if a.outcome_hash == Some(digest) {
+                        let receipt = tx
+                            .receipt_of(&tenant, &key)?
+                            .ok_or_else(|| err(ErrorCode::Corrupt, "", "a settled action has no receipt in the log"))?;
+                        return Ok(settled_of(&receipt));
+                    }
+                    return Err(err(
+                        ErrorCode::OutcomeConflict,
+                        "/outcome",
+                        format!(
+                            "the action is already settled as {}; there is never a second receipt",
+                            a.state.as_str()
+                        ),
+                    ));
+                }
+                ActionState::Released => {
+                    if outcome == Outcome::NotPerformed {
+                        return Ok(Settled { status: "RELEASED".into(), seq: None, receipt: None });
+                    }
+                    return Err(err(
+                        ErrorCode::Released,
+                        "/idempotency_key",
+                        "the action was released as not performed",
+                    ));
+                }
+                ActionState::Held if !reconcile => {
+                    if outcome == Outcome::Unknown {
+                        return Ok(Settled { status: "HELD".into(), seq: None, receipt: None });
+                    }
+                    return Err(err(ErrorCode::Held, "/idempotency_key", "the action is held; reconcile it"));
+                }
+                ActionState::Held | ActionState::Attested => {}
+            }
+            let (status, evidence) = match &outcome {
+                Outcome::Unknown => {
+                    tx.settle_action(&tenant, &key, ActionState::Held, None, batch.now)?;
+                    batch.hit("settle.held");
+                    return Ok(Settled { status: "HELD".into(), seq: None, receipt: None });
+                }
+                Outcome::NotPerformed => {
+                    tx.settle_action(&tenant, &key, ActionState::Released, Some(&digest), batch.now)?;
+                    batch.hit("settle.released");
+                    tx.add_uses(&a.grant, -1)?;
+                    return Ok(Settled { status: "RELEASED".into(), seq: None, receipt: None });
+                }
+                Outcome::Done(e) => (Status::Done, e),
+                Outcome::Failed(e) => (Status::Failed, e),
+            };
+            let envelope = Envelope::parse(Kind::Attestation, &a.attestation)
+                .map_err(|e| err(ErrorCode::Corrupt, "", format!("a stored attestation does not read: {}", e.0)))?;
+            let attestation = envelope
+                .attestation()
+                .map_err(|e| err(ErrorCode::Corrupt, "", format!("a stored attestation: {}", e.0)))?;
+            gate::check_evidence(&attestation, evidence).map_err(gate_error)?;
+            let receipt = gate::receipt_for(&envelope, &attestation, status, evidence, batch.now, r.receipt_ttl);
+            receipt.check().map_err(|e| err(ErrorCode::Internal, "", e.0))?;
+            let signed = batch.signer.sign(r, Kind::Receipt, receipt.to_payload())?;
+            let compact = signed.to_compact();
+            let seq = ctx.frontier.size();
+            let nodes = ctx.frontier.append(leaf_hash(compact.as_bytes()));
+            let row = ReceiptRow {
+                seq,
+                tenant: tenant.clone(),
+                idempotency_key: key.clone(),
+                status: status.as_str().to_string(),
+                receipt: compact,
+                attestation: a.attestation.clone(),
+                evidence: evidence.clone(),
+                created: batch.now,
+            };
+            tx.append(&row, &nodes)?;
+            batch.hit("settle.appended");
+            let state = if status == Status::Done { ActionState::Done } else { ActionState::Failed };
+            tx.settle_action(&tenant, &key, state, Some(&digest), batch.now)?;
+            Ok(settled_of(&row))
+        })
+    }
+
+    /// The actions not yet settled (attested or held), oldest first, at most `limit` (≤ [`MAX_HELD`]).
+    pub fn open_actions(&self, limit: usize) -> Result<OpenActions, Error> {
+        if limit == 0 || limit > MAX_HELD {
+            return Err(err(ErrorCode::OutOfRange, "/limit", format!("limit is 1 to {MAX_HELD}")));
+        }
+        self.read(|tx| {
+            let mut rows = tx.open_actions(limit + 1)?;
+            let more = rows.len() > limit;
+            rows.truncate(limit);
+            let actions = rows
+                .into_iter()
+                .map(|a| OpenAction {
+                    tenant: a.tenant,
+                    idempotency_key: a.idempotency_key,
+                    state: a.state.as_str().to_string(),
+                    grant: a.grant,
+                    attestation: a.attestation,
+                    since: a.updated,
+                })
+                .collect();
+            Ok(OpenActions { actions, more })
+        })
+    }
+
+    /// Signs the head of the log at its current size. A size already signed returns the head signed for it: there
+    /// is never a second head, let alone a second root, for one size.
+    pub fn checkpoint(&self) -> Result<Head, Error> {
+        self.write(|r, tx, ctx, batch| {
+            let size = ctx.frontier.size();
+            if let Some(h) = tx.head(size)? {
+                if h.root != ctx.frontier.root() {
+                    return Err(err(ErrorCode::Corrupt, "", format!("the head of size {size} has another root")));
+                }
+                return Ok(Head { size, note: h.note });
+            }
+            let root = ctx.frontier.root();
+            let checkpoint =
+                Checkpoint::new(&r.origin, size, root).map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
+            let at =
+                u64::try_from(batch.now).map_err(|_| err(ErrorCode::OutOfRange, "", "the clock is before 1970"))?;
+            let text = note::sign_curbi_checkpoint(&checkpoint, &r.key, at)
+                .map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
+            batch.hit("checkpoint.signed");
+            tx.insert_head(&HeadRow { size, root, note: text.clone(), signed_at: batch.now })?;
+            batch.hit("checkpoint.stored");
+            Ok(Head { size, note: text })
+        })
+    }
+
+    /// The latest signed head, if any.
+    pub fn latest_head(&self) -> Result<Option<Head>, Error> {
+        self.read(|tx| Ok(tx.latest_head()?.map(|h| Head { size: h.size, note: h.note })))
+    }
+
+    /// The receipt at sequence number `seq`.
+    pub fn receipt(&self, seq: u64) -> Result<StoredReceipt, Error> {
+        self.read(|tx| {
+            tx.receipt(seq)?.ok_or_else(|| err(ErrorCode::UnknownReceipt, "/seq", format!("no receipt at {seq}")))
+        })
+    }
+
+    /// The receipt of an action, by tenant and idempotency key.
+    pub fn receipt_of(&self, tenant: &str, idempotency_key: &str) -> Result<StoredReceipt, Error> {
+        self.read(|tx| {
+            tx.receipt_of(tenant, idempotency_key)?
+                .ok_or_else(|| err(ErrorCode::UnknownReceipt, "/idempotency_key", "this action has no receipt"))
+        })
+    }
+
+    /// The log's keys as a JWKS, each with its window (`curbi:nbf`, `curbi:exp`): give it to verifiers.
+    pub fn keys(&self) -> Result<KeySet, Error> {
+        let rows = self.read(|tx| tx.keys())?;
+        let keys = rows
+            .iter()
+            .map(|k| {
+                let bytes =
+                    decode_url(&k.x).ok_or_else(|| err(ErrorCode::Corrupt, "", "a stored key is not base64url"))?;
+                let key = VerifyingKey::from_slice(&bytes).map_err(|e| err(ErrorCode::Corrupt, "", e.to_string()))?;
+                TrustedKey::new(key)
+                    .with_kid(&k.kid)
+                    .and_then(|t| t.with_window(Some(k.not_before), k.expires))
+                    .map_err(|e| err(ErrorCode::Corrupt, "", e.message))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        KeySet::from_keys(keys).map_err(|e| err(ErrorCode::Corrupt, "", e.message))
+    }
+
+    /// A `curbi.proof/0.1` bundle of the selected receipts under a head this log signed, with consistency proofs
+    /// from each known head, and the log's JWKS. Costs O(log n) stored-node reads per receipt.
+    pub fn bundle(&self, request: &BundleRequest) -> Result<Bundle, Error> {
+        let count = match &request.select {
+            Select::Seqs(s) => s.len(),
+            Select::Actions(a) => a.len(),
+        };
+        if count > curbi::proof::bundle::MAX_RECEIPTS {
+            return Err(err(
+                ErrorCode::TooManyItems,
+                "/receipts",
+                format!("{count} receipts, more than {}", curbi::proof::bundle::MAX_RECEIPTS),
+            ));
+        }
+        if request.known.len() > curbi::proof::bundle::MAX_CONSISTENCY {
+            return Err(err(ErrorCode::TooManyItems, "/known", "more known heads than a bundle carries"));
+        }
+        let keys = self.keys()?;
+        let jwks = keys.to_value();
+        self.read(|tx| {
+            let (head, size) = match &request.head {
+                Some(text) => (text.clone(), self.own_head(tx, &keys, text, "/head")?),
+                None => {
+                    let h = tx.latest_head()?.ok_or_else(|| err(ErrorCode::NoHead, "/head", "no head signed yet"))?;
+                    (h.note, h.size)
+                }
+            };
+            let mut receipts = Vec::with_capacity(count);
+            let mut add = |row: Option<ReceiptRow>, path: String| -> Result<(), Error> {
+                let row = row.filter(|r| r.seq < size).ok_or_else(|| {
+                    err(ErrorCode::UnknownReceipt, &path, format!("no receipt below the head's size {size}"))
+                })?;
+                receipts.push(BundleItem {
+                    proof: inclusion_proof_in(&*tx, row.seq, size)?,
+                    index: row.seq,
+                    attestation: request.attestations.then(|| row.attestation.clone()),
+                    receipt: row.receipt,
+                });
+                Ok(())
+            };
+            match &request.select {
+                Select::Seqs(seqs) => {
+                    for (i, seq) in seqs.iter().enumerate() {
+                        add(tx.receipt(*seq)?, format!("/receipts/{i}"))?;
+                    }
+                }
+                Select::Actions(actions) => {
+                    for (i, (tenant, key)) in actions.iter().enumerate() {
+                        add(tx.receipt_of(tenant, key)?, format!("/actions/{i}"))?;
+                    }
+                }
+            }
+            let mut consistency = Vec::with_capacity(request.known.len());
+            for (i, old) in request.known.iter().enumerate() {
+                let path = format!("/known/{i}");
+                let old_size = self.own_head(tx, &keys, old, &path)?;
+                if old_size > size {
+                    return Err(err(
+                        ErrorCode::OutOfRange,
+                        &path,
+                        format!("a known head of size {old_size} is past the bundle's head"),
+                    ));
+                }
+                if old_size == 0 {
+                    continue;
+                }
+                consistency.push(OlderHead { head: old.clone(), proof: consistency_proof_in(&*tx, old_size, size)? });
+            }
+            Ok(Bundle {
+                head: head.clone(),
+                receipts: std::mem::take(&mut receipts),
+                consistency,
+                keys: Some(jwks.clone()),
+            })
+        })
+    }
+
+    /// The size of a head this log signed: its origin is ours, its root is our root at its size, and the log's
+    /// signature on it verifies under one of our keys. Witness cosignatures the holder added are kept.
+    fn own_head(&self, tx: &mut dyn Tx, keys: &KeySet, text: &str, path: &str) -> Result<u64, Error> {
+        let unknown = |m: String| err(ErrorCode::UnknownHead, path, m);
+        let signed =
+            note::parse_curbi_checkpoint(text).map_err(|e| err(ErrorCode::InvalidNote, path, e.to_string()))?;
+        let cp = signed.checkpoint();
+        if cp.origin() != self.origin {
+            return Err(unknown(format!("a head of the log {}", cp.origin())));
+        }
+        let stored = tx
+            .head(cp.size())?
+            .ok_or_else(|| unknown(format!("this log never signed a head of size {}", cp.size())))?;
+        if stored.note != text {
+            if *cp.root() != stored.root {
+                return Err(unknown(format!("a head of size {} with a root this log never had", cp.size())));
+            }
+            if !keys.keys().iter().any(|k| signed.verify(k.key(), &[]).is_ok()) {
+                return Err(unknown("the log's signature on this head does not verify".into()));
+            }
+        }
+        Ok(cp.size())
+    }
+
+    /// The log's size and latest head.
+    pub fn status(&self) -> Result<Value, Error> {
+        let (size, head) = self.read(|tx| Ok((tx.size()?, tx.latest_head()?)))?;
+        let head = head.map(|h| serde_json::json!({"size": h.size, "note": h.note}));
+        Ok(serde_json::json!({"origin": self.origin, "kid": self.kid, "size": size, "head": head}))
+    }
+}
+
+/// A transaction whose writes are discarded: the rehearsal of a call reads the snapshot and writes nothing.
+struct Rehearsal<'t>(&'t mut dyn Tx);
+
+impl curbi::proof::merkle::NodeStore for Rehearsal<'_> {
+    type Error = Error;
+    fn node(&self, level: u32, index: u64) -> Result<Option<Hash>, Error> {
+        self.0.node(level, index)
+    }
+}
+
+impl Tx for Rehearsal<'_> {
+    fn meta(&self, name: &str) -> Result<Option<String>, Error> {
+        self.0.meta(name)
+    }
+    fn set_meta(&mut self, _: &str, _: &str) -> Result<(), Error> {
+        Ok(())
+    }
+    fn keys(&self) -> Result<Vec<KeyRow>, Error> {
+        self.0.keys()
+    }
+    fn insert_key(&mut self, _: &KeyRow) -> Result<(), Error> {
+        Ok(())
+    }
+    fn close_key(&mut self, _: &str, _: i64) -> Result<(), Error> {
+        Ok(())
+    }
+    fn grant(&self, id: &str) -> Result<Option<GrantRow>, Error> {
+        self.0.grant(id)
+    }
+    fn insert_grant(&mut self, _: &GrantRow, _: i64) -> Result<(), Error> {
+        Ok(())
+    }
+    fn add_uses(&mut self, _: &str, _: i64) -> Result<(), Error> {
+        Ok(())
+    }
+    fn action(&self, tenant: &str, key: &str) -> Result<Option<ActionRow>, Error> {
+        self.0.action(tenant, key)
+    }
+    fn insert_action(&mut self, _: &ActionRow) -> Result<(), Error> {
+        Ok(())
+    }
+    fn settle_action(&mut self, _: &str, _: &str, _: ActionState, _: Option<&Hash>, _: i64) -> Result<(), Error> {
+        Ok(())
+    }
+    fn open_actions(&self, limit: usize) -> Result<Vec<ActionRow>, Error> {
+        self.0.open_actions(limit)
+    }
+    fn size(&self) -> Result<u64, Error> {
+        self.0.size()
+    }
+    fn append(&mut self, _: &ReceiptRow, _: &[(u32, u64, Hash)]) -> Result<(), Error> {
+        Ok(())
+    }
+    fn receipt(&self, seq: u64) -> Result<Option<ReceiptRow>, Error> {
+        self.0.receipt(seq)
+    }
+    fn receipt_of(&self, tenant: &str, key: &str) -> Result<Option<ReceiptRow>, Error> {
+        self.0.receipt_of(tenant, key)
+    }
+    fn head(&self, size: u64) -> Result<Option<HeadRow>, Error> {
+        self.0.head(size)
+    }
+    fn latest_head(&self) -> Result<Option<HeadRow>, Error> {
+        self.0.latest_head()
+    }
+    fn insert_head(&mut self, _: &HeadRow) -> Result<(), Error> {
+        Ok(())
+    }
+    fn data_version(&mut self) -> Result<u64, Error> {
+        self.0.data_version()
+    }
+    fn savepoint(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn release_savepoint(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn rollback_to_savepoint(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+}
