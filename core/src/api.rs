@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn recorded_seed_response_byte_for_byte() {
-        // Seed 000's request was answered by 2026-11-01, then the current checker; it replays byte for byte pinned.
+        // Seed 000's request was answered by 2026-11-01, the current checker then: pinned to it, it replays exactly.
         let body = br#"{"version":"2026-11-01","policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
         let out = check_json(body).expect("valid request").to_json_string();
         // Seed 000, "A real session, message by message", step 4, the text block.
