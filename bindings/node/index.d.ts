@@ -364,7 +364,7 @@ export declare function compilePolicy(policy: PolicyDocument | string): Policy
 export declare function createVerifier(options: VerifyOptions | string): Verifier
 
 /** Every stable error code (vectors/errors.json): the `code` of a thrown `CurbiError`. */
-export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note' | 'duplicate_member' | 'unknown_tool' | 'unknown_id' | 'output_too_large'
+export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note' | 'duplicate_member' | 'unknown_tool' | 'unknown_id' | 'output_too_large' | 'idempotency_conflict' | 'busy' | 'held' | 'not_attested' | 'outcome_conflict' | 'released' | 'unknown_grant' | 'grant_conflict' | 'invalid_evidence' | 'evidence_mismatch' | 'unknown_head' | 'no_head' | 'unknown_receipt' | 'key_mismatch' | 'key_rotated' | 'invalid_key_file' | 'storage' | 'corrupt'
 
 /**
  * Exports a check request as a CI regression (docs/REGRESSION.md): the `curbi.regression` document, whose
