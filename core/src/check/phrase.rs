@@ -418,7 +418,10 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, version: CheckerVersi
         return false;
     }
     if version.reads_roles()
-        && (role::quoted(text, i, i) || role::causative_offer(text, i) || role::adjective_use(text, i))
+        && (role::quoted(text, i, i)
+            || role::causative_offer(text, i)
+            || role::adjective_use(text, i)
+            || role::negative_object(text, i))
     {
         return false;
     }
@@ -509,5 +512,27 @@ mod tests {
         assert_eq!(claim("You'll be refunded.", "refunded"), [false]);
         assert_eq!(claim("If you were refunded, tell me.", "refunded"), [false]);
         assert_eq!(claim("Your order was canceled and you have been refunded.", "refunded"), [true]);
+    }
+
+    #[test]
+    fn negative_objects() {
+        assert_eq!(claim("You were charged nothing for the trial.", "charged"), [false]);
+        assert_eq!(claim("We charged you nothing.", "charged"), [false]);
+        assert_eq!(claim("I refunded none of it.", "refunded"), [false]);
+        assert_eq!(claim("I cancelled no other orders.", "cancelled"), [false]);
+        assert_eq!(claim("We charged you not a single cent.", "charged"), [false]);
+        assert_eq!(claim("We charged your card nothing.", "charged"), [false]);
+        assert_eq!(claim("I refunded you $50.", "refunded"), [true]);
+        assert_eq!(claim("We've billed you $0 for the trial.", "billed"), [true]);
+        assert_eq!(claim("I cancelled the order and nothing else.", "cancelled"), [true]);
+        assert_eq!(claim("We charged a small fee, nothing more.", "charged"), [true]);
+        assert_eq!(claim("We charged nothing but the setup fee.", "charged"), [true]);
+        assert_eq!(claim("We charged you nothing more than the setup fee.", "charged"), [true]);
+        assert_eq!(claim("We refunded none of it, except the shipping.", "refunded"), [true]);
+        assert_eq!(claim("We charged you, no doubt about it.", "charged"), [true]);
+        // Earlier versions unchanged: `you` is no cue, so 2026-11-01 sees none right after the verb; both claim.
+        let text = Text::new("We charged you nothing.");
+        assert!(affirmative_claim(&text, 1, CheckerVersion::V2026_11_01));
+        assert!(affirmative_claim(&text, 1, CheckerVersion::V2026_10_27));
     }
 }

@@ -111,3 +111,55 @@ pub(crate) fn negated_amount(text: &Text<'_>, start: usize, version: CheckerVers
     let t = tok_from(text, start);
     t < text.toks.len() && phrase::scope_before(text, t, 3, version, |k| phrase::negating_cue(text, k))
 }
+
+/// Indirect objects stepped over between an action verb and its object: "charged *you* nothing".
+const INDIRECT: &[&str] = &["you", "me", "us", "him", "her", "them"];
+
+/// Words after a negative quantifier that name what the action did reach: "nothing *but* the fee", "nothing
+/// *more than* $5", "none *except* the late fee", "no *fewer than* three".
+const EXCEPTIVE: &[&str] = &["except", "excepting", "besides", "beyond", "apart", "than"];
+
+/// Whether the action verb at token `i` has a negative quantifier for its object, so it states that the action did
+/// not happen, or happened to nothing: "you were charged nothing", "we charged you nothing", "I refunded none of it",
+/// "I cancelled no other orders", "we charged you not a single cent". One indirect object may stand between
+/// (`you`, `me`, `us`, `him`, `her`, `them`, or `your` and one word: "charged your card nothing"). Not when an
+/// exceptive names what the action did reach ("nothing but the fee", "nothing more than $5", "none, except the
+/// late fee"), and never for an amount: "billed you $0" is an amount like any other, left to the record.
+pub(crate) fn negative_object(text: &Text<'_>, i: usize) -> bool {
+    let clause = text.toks[i].clause;
+    let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
+    let mut q = i + 1;
+    match word(q) {
+        Some(w) if INDIRECT.contains(&w) => q += 1,
+        Some("your") if word(q + 1).is_some() => q += 2,
+        _ => {}
+    }
+    let quantifier = match word(q) {
+        Some("nothing" | "none" | "nobody" | "neither") => true,
+        Some("no") => word(q + 1).is_some(),
+        Some("not") => matches!(word(q + 1), Some("a" | "one" | "any" | "anything" | "even" | "single")),
+        _ => false,
+    };
+    // A pseudo-negation ("nothing but", "no doubt", "not only") is no quantifier.
+    if !quantifier || !phrase::negating_cue(text, q) {
+        return false;
+    }
+    // `but` right after, with only spaces between, names what was reached ("none but the fee").
+    if text.toks.get(q + 1).is_some_and(|t| text.word(t) == "but") && text.gap(q, q + 1).trim().is_empty() {
+        return false;
+    }
+    // An exceptive later in the clause, or opening the next one ("nothing, except the setup fee").
+    for k in q + 1..(q + 6).min(text.toks.len()) {
+        let t = text.toks[k];
+        if t.sentence != text.toks[q].sentence {
+            break;
+        }
+        if EXCEPTIVE.contains(&text.word(&t)) {
+            return false;
+        }
+        if t.clause != clause {
+            break;
+        }
+    }
+    true
+}
