@@ -12,7 +12,9 @@ UNITS = {"c": "utf8", "go": "utf8", "python": "utf16", "node": "utf16"}
 
 def main() -> int:
     root, langs = pathlib.Path(sys.argv[1]), sys.argv[2:]
-    calls = [json.loads(line) for line in (root / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
+    # Split on "\n" only, as the bindings' answers are: splitlines() would also split at U+2028 inside a reply.
+    text = (root / "calls.jsonl").read_text(encoding="utf-8")
+    calls = [json.loads(line) for line in text.split("\n") if line]
     if not calls or not langs:
         print("differential: no calls or no bindings", file=sys.stderr)
         return 1

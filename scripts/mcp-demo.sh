@@ -16,6 +16,7 @@ echo "MCP server on http://127.0.0.1:$PORT/mcp (protocols 2025-06-18 and 2026-07
 echo "tools/list:"
 mcp '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}' |
   python3 -c 'import json,sys; [print("  " + t["name"] + " - " + t["title"]) for t in json.load(sys.stdin)["result"]["tools"]]'
+# Pinned to 2026-11-01, the checker that answered seed 000's recorded call, so the text below is the recorded one.
 echo "tools/call policy_check (seed 000: Starter is \$49, the reply says \$99):"
-mcp '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"policy_check","arguments":{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}}}' |
+mcp '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"policy_check","arguments":{"version":"2026-11-01","policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}}}' |
   python3 -c 'import json,sys; print("  " + json.load(sys.stdin)["result"]["content"][0]["text"])'

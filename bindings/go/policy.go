@@ -50,7 +50,8 @@ type CheckOptions struct {
 	// Record is the caller's record (the Check API's "record"): JSON text as a json.RawMessage or []byte, any
 	// other value encoding/json can marshal (a map, a struct with json tags), or nil for none.
 	Record any
-	// Version pins a checker version ("2026-11-01", "2026-10-27"); "" is the current one.
+	// Version pins a checker version ("2026-12-01", "2026-11-01", "2026-10-27"); "" is the current one
+	// (2026-12-01).
 	Version string
 }
 

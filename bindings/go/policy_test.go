@@ -89,11 +89,12 @@ func TestByteSpansOnNonASCIIReplies(t *testing.T) {
 
 func TestCheckResultShape(t *testing.T) {
 	p := mustCompile(t, `{"prices":[{"item":"Starter","amount":49}]}`)
+	// No options: the current checker, 2026-12-01, answers.
 	res, err := p.Check("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Result{Object: "check", Version: "2026-11-01", RecordTrust: "caller_supplied_unverified", Pass: true,
+	want := Result{Object: "check", Version: "2026-12-01", RecordTrust: "caller_supplied_unverified", Pass: true,
 		Findings: []Finding{}, Proof: Proof{"operation_and_subject_only", false, "within_request_only", false}}
 	got, _ := json.Marshal(res)
 	wantDoc, _ := json.Marshal(want)
@@ -145,12 +146,12 @@ func TestCheckOptionsRecord(t *testing.T) {
 }
 
 func TestCheckOptionsVersion(t *testing.T) {
-	// 90-versions: 2026-10-27 has no negation after a phrase; the current checker has.
+	// 90-versions: 2026-10-27 has no negation after a phrase; 2026-11-01 has.
 	p := mustCompile(t, `{"forbid":[{"id":"refund","phrases":["refund"]}]}`)
 	const reply = "Refunds are not available on annual plans."
 	cur, err := p.Check(reply, &CheckOptions{Version: "2026-11-01"})
 	if err != nil || !cur.Pass || cur.Version != "2026-11-01" {
-		t.Errorf("current checker: want pass on 2026-11-01, got %+v, %v", cur, err)
+		t.Errorf("2026-11-01: want pass, got %+v, %v", cur, err)
 	}
 	old, err := p.Check(reply, &CheckOptions{Version: "2026-10-27"})
 	if err != nil {

@@ -4,8 +4,8 @@
 // are generated from src/*.rs by `napi build`. Documents are the Check API's (docs/CHECK_API.md); the addon
 // enforces every limit.
 
-/** Checker versions: `2026-11-01` is current, `2026-10-27` the previous checker. */
-export type CheckerVersion = '2026-10-27' | '2026-11-01'
+/** Checker versions: `2026-12-01` is current; `2026-11-01` and `2026-10-27` are kept for pinned requests. */
+export type CheckerVersion = '2026-10-27' | '2026-11-01' | '2026-12-01'
 
 /**
  * What every function throws (or rejects with) on bad input: an `Error` with the same `code`, `message` and `path`

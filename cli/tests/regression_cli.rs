@@ -194,7 +194,7 @@ fn exported_node_test_passes_against_curbi_serve_and_fails_when_an_expectation_c
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("# pass 3") && stdout.contains("# fail 0"), "{stdout}");
-    assert!(stdout.contains("Catch one reply (node) [checker 2026-11-01]"), "{stdout}");
+    assert!(stdout.contains("Catch one reply (node) [checker 2026-12-01]"), "{stdout}");
 
     // One rule changed in case 0: that test fails, the others still pass.
     let original = tamper(&dir, |d| d["cases"][0]["expected"]["rules"][2] = json!("price:unknown"));
@@ -261,7 +261,7 @@ fn node_test_pins_the_checker_version_and_batches_large_regressions() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(text(&out.stdout).contains("# pass 30"), "{}", show(&out));
 
-    // The same expectations under the current checker do not hold: the file really sends the pinned version.
+    // The same expectations under a later checker (2026-11-01) do not hold: the file really sends the pinned version.
     tamper(&dir, |d| d["checker"] = json!("2026-11-01"));
     let out = node_test(&dir, &server.url);
     assert_ne!(out.status.code(), Some(0), "{}", show(&out));
@@ -276,7 +276,7 @@ fn replay_passes_then_fails_with_a_per_case_diff_after_tampering() {
 
     let out = curbi(&["replay", path]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    assert!(text(&out.stdout).starts_with("replay \"Curbi regression\" (checker 2026-11-01): 3 case(s), 0 failed"));
+    assert!(text(&out.stdout).starts_with("replay \"Curbi regression\" (checker 2026-12-01): 3 case(s), 0 failed"));
 
     tamper(&dir, |d| {
         d["cases"][0]["expected"]["rules"][2] = json!("price:unknown");
@@ -463,7 +463,7 @@ fn export_refuses_bad_requests_and_arguments_without_writing() {
     assert_eq!(read_json(&out_dir.join("regression.json"))["title"], "From the flag");
 
     assert_eq!(curbi(&["export", &good]).status.code(), Some(2), "--out is required");
-    assert_eq!(curbi(&["export", &good, "--out", &out_arg, "--checker", "2026-12-01"]).status.code(), Some(2));
+    assert_eq!(curbi(&["export", &good, "--out", &out_arg, "--checker", "2099-01-01"]).status.code(), Some(2));
     assert_eq!(curbi(&["export", "--out", &out_arg]).status.code(), Some(2), "REQUEST is required");
     // An --out that cannot be a folder: a file is in the way.
     let blocked = dir.join("blocked");

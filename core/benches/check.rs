@@ -20,6 +20,10 @@ fn bench(c: &mut Criterion) {
     c.bench_function("check_200_chars", |b| {
         b.iter(|| compiled.check(black_box(REPLY), Some(black_box(&record)), CheckerVersion::CURRENT))
     });
+    // The previous checker on the same workload, so one run shows what the current one costs beside it.
+    c.bench_function("check_200_chars_2026_11_01", |b| {
+        b.iter(|| compiled.check(black_box(REPLY), Some(black_box(&record)), CheckerVersion::V2026_11_01))
+    });
     c.bench_function("compile_policy", |b| b.iter(|| CompiledPolicy::new(black_box(p.clone()))));
     c.bench_function("parse_and_compile_policy_json", |b| {
         b.iter(|| CompiledPolicy::new(policy::parse_policy(black_box(&policy_value)).unwrap()))

@@ -5,7 +5,7 @@
 //! ```sh
 //! cargo build --release -p curbi --example check_count
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='check_count::measured' \
-//!     target/release/examples/check_count 10000 2026-11-01
+//!     target/release/examples/check_count 10000 2026-12-01
 //! ```
 #![allow(clippy::unwrap_used, missing_docs)]
 

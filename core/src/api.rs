@@ -164,7 +164,8 @@ mod tests {
 
     #[test]
     fn recorded_seed_response_byte_for_byte() {
-        let body = br#"{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
+        // Seed 000's request was answered by 2026-11-01, the current checker then: pinned to it, it replays exactly.
+        let body = br#"{"version":"2026-11-01","policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
         let out = check_json(body).expect("valid request").to_json_string();
         // Seed 000, "A real session, message by message", step 4, the text block.
         let seed = r#"{"object":"check","version":"2026-11-01","recordTrust":"caller_supplied_unverified","pass":false,"findings":[{"rule":"price:mismatch","span":[11,14],"text":"$99","why":"Starter is $49, not $99."}],"proof":{"scope":"operation_and_subject_only","factsAuthenticated":false,"replayProtection":"within_request_only","authorizationGranted":false}}"#;

@@ -198,3 +198,23 @@ fn export_regression(request: &[u8]) -> ToolOutcome {
     });
     ToolOutcome::ok(out.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seed 000's definitions are kept verbatim but for one list that grows: policy_check's `version` enum names
+    /// every checker version this build has, so a client that validates arguments against it can pin any of them.
+    #[test]
+    fn policy_check_lists_every_checker_version() {
+        let tool = find("policy_check").expect("policy_check");
+        let listed: Vec<&str> = tool.definition["inputSchema"]["properties"]["version"]["enum"]
+            .as_array()
+            .expect("enum")
+            .iter()
+            .map(|v| v.as_str().expect("string"))
+            .collect();
+        let ours: Vec<&str> = curbi::CheckerVersion::ALL.iter().map(|v| v.as_str()).collect();
+        assert_eq!(listed, ours);
+    }
+}

@@ -41,7 +41,11 @@ def run(call):
 def main() -> int:
     root = pathlib.Path(sys.argv[1])
     lines = []
-    for text in (root / "calls.jsonl").read_text(encoding="utf-8").splitlines():
+    # One call a line, split on "\n" only: str.splitlines() would also split inside a reply at U+2028, U+2029 or
+    # U+0085, which JSON writes unescaped (vectors/check/97-2026-12-01-unicode-spaces.json has them).
+    for text in (root / "calls.jsonl").read_text(encoding="utf-8").split("\n"):
+        if not text:
+            continue
         call = json.loads(text)
         try:
             out = run(call)

@@ -12,8 +12,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def test_seed_recorded_session_response():
-    # Seed 000: the recorded tools/call policy_check answer, field for field.
-    got = curbi.check({"policy": {"prices": [{"item": "Starter", "amount": 49}]}, "reply": "Starter is $99 a month."})
+    # Seed 000: the recorded tools/call policy_check answer, field for field, from the checker that gave it.
+    got = curbi.check(
+        {
+            "version": "2026-11-01",
+            "policy": {"prices": [{"item": "Starter", "amount": 49}]},
+            "reply": "Starter is $99 a month.",
+        }
+    )
     assert got == {
         "object": "check",
         "version": "2026-11-01",
@@ -27,6 +33,17 @@ def test_seed_recorded_session_response():
             "authorizationGranted": False,
         },
     }
+
+
+def test_current_checker_is_2026_12_01_and_answers_when_no_version_is_pinned():
+    assert curbi.CURRENT_CHECKER_VERSION == "2026-12-01"
+    policy = curbi.Policy.compile({"prices": [{"item": "Plus", "amount": 79}]})
+    # Issue 17 class 3: a currency code after a '$' amount is read from 2026-12-01 on; 2026-11-01 reads US dollars.
+    current = policy.check("Plus is $79 NZD per month.")
+    assert current.version == "2026-12-01"
+    assert [(f.rule, f.span, f.text) for f in current.findings] == [("price:currency", (8, 15), "$79 NZD")]
+    pinned = policy.check("Plus is $79 NZD per month.", version="2026-11-01")
+    assert pinned.version == "2026-11-01" and pinned.passed
 
 
 def test_compiled_policy_finds_the_seed_price_and_passes_a_good_reply():

@@ -2,9 +2,10 @@
 //! "discount of 10%", "half off", "half price", "a quarter off", and dollar discounts ("$10 off", "save $10").
 //! `99.9% uptime` or "20% more storage" are not discount claims: a claim needs one of those words.
 
-use super::money::Money;
+use super::money::{Money, number_word};
 use super::text::Text;
 use crate::decimal::Dec;
+use crate::policy::CheckerVersion;
 
 /// A discount claim in a reply.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +25,11 @@ pub(crate) enum ClaimKind {
 }
 
 const AFTER: &[&str] = &["off", "discount", "discounted"];
+
+/// A word that makes the amount before it a discount claim; 2026-12-01 adds `sale` ("a 40% sale").
+fn after_word(w: &str, sale: bool) -> bool {
+    AFTER.contains(&w) || (sale && w == "sale")
+}
 const SAVE: &[&str] = &["save", "saves", "saving"];
 
 /// The token right after token `k`, if only spaces, a hyphen or a percent sign separate them.
@@ -56,8 +62,86 @@ fn lead_in(text: &Text<'_>, first: usize) -> Option<usize> {
     None
 }
 
+/// A small count as a digit or a word: `2`, `two` (for deal shapes).
+fn count_at(text: &Text<'_>, k: usize) -> Option<u32> {
+    let w = text.word(text.toks.get(k)?);
+    let v = if w.bytes().all(|c| c.is_ascii_digit()) && w.len() <= 2 { w.parse().ok() } else { number_word(w) };
+    v.filter(|&v| (1..=20).contains(&v))
+}
+
+/// A percent as an exact decimal: `part / whole` of 100, to six places (a share that needs more never equals an
+/// approved percent written with six places or fewer).
+fn share(part: u32, whole: u32) -> Dec {
+    Dec(i128::from(part) * 100 * 1_000_000 / i128::from(whole.max(1)))
+}
+
+/// 2026-12-01: deal shapes at token `i` — "buy one, get one free" (and "buy 2 get 1 free", "buy one get one half
+/// off"), "BOGO", "2 for 1" / "3 for 2" / "two-for-one": the discount they are (free / (bought + free), the half
+/// of it for "half off"; (N − M) / N for "N for M"). Returns the claim's last token and percent.
+fn deal_at(text: &Text<'_>, i: usize) -> Option<(usize, Dec)> {
+    let sentence = text.toks[i].sentence;
+    let word = |k: usize| text.toks.get(k).filter(|t| t.sentence == sentence).map(|t| text.word(t));
+    // Words of a deal may be joined by spaces, hyphens or one comma ("buy one, get one free").
+    let joined =
+        |k: usize| word(k).is_some() && text.gap(k - 1, k).chars().all(|c| matches!(c, ' ' | '-' | ',' | '\u{a0}'));
+    match text.word_at(i) {
+        "bogo" => Some((i, share(1, 2))),
+        "buy" => {
+            let bought = count_at(text, i + 1).filter(|_| joined(i + 1))?;
+            (word(i + 2) == Some("get") && joined(i + 2)).then_some(())?;
+            let free = count_at(text, i + 3).filter(|_| joined(i + 3))?;
+            match word(i + 4).filter(|_| joined(i + 4))? {
+                "free" => Some((i + 4, share(free, bought + free))),
+                "half" if matches!(word(i + 5), Some("off" | "price")) && joined(i + 5) => {
+                    Some((i + 5, share(free, 2 * (bought + free))))
+                }
+                _ => None,
+            }
+        }
+        _ => {
+            let n = count_at(text, i)?;
+            (word(i + 1) == Some("for") && next_adjacent(text, i) == Some(i + 1)).then_some(())?;
+            let m = count_at(text, i + 2).filter(|_| next_adjacent(text, i + 1) == Some(i + 2))?;
+            // "2 for 1" is a deal; "$2 for 1", "2 for $1", "2 for 1.50", "2 for 1%" or "1 for 2" is not.
+            let b = text.src.as_bytes();
+            let end = text.toks[i + 2].end;
+            let decimal = b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(u8::is_ascii_digit);
+            let money_before = text.toks[i].start > 0 && b[text.toks[i].start - 1] == b'$';
+            // "3 for 2 people" counts people: a word right after the deal must name the deal or open what follows.
+            let next_ok = next_adjacent(text, i + 2).filter(|_| word(i + 3).is_some()).is_none_or(|k| {
+                matches!(
+                    text.word_at(k),
+                    "deal"
+                        | "deals"
+                        | "offer"
+                        | "special"
+                        | "sale"
+                        | "promotion"
+                        | "promo"
+                        | "pricing"
+                        | "on"
+                        | "this"
+                        | "today"
+                        | "now"
+                        | "until"
+                        | "through"
+                        | "when"
+                        | "with"
+                        | "at"
+                        | "in"
+                        | "for"
+                        | "if"
+                )
+            });
+            (n > m && !decimal && !money_before && next_ok && b.get(end) != Some(&b'%'))
+                .then(|| (i + 2, share(n - m, n)))
+        }
+    }
+}
+
 /// Every discount claim, in order of position.
-pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
+pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) -> Vec<Claim> {
+    let sale = version.reads_roles();
     let s = text.src;
     let b = s.as_bytes();
     let mut out = Vec::new();
@@ -65,6 +149,16 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
     while i < text.toks.len() {
         let tok = text.toks[i];
         let w = text.word_at(i);
+        // Deals open with "buy", "bogo" or a count; most words are none of them.
+        let opens_deal = || matches!(w, "buy" | "bogo") || text.toks.get(i + 1).is_some_and(|t| text.word(t) == "for");
+        if sale
+            && opens_deal()
+            && let Some((last, p)) = deal_at(text, i)
+        {
+            out.push(Claim { start: tok.start, end: text.toks[last].end, tok: i, kind: ClaimKind::Percent(p) });
+            i = last + 1;
+            continue;
+        }
         // "half off", "half price", "a quarter off".
         let fraction = match w {
             "half" => Some(50),
@@ -114,7 +208,7 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
                 && let Ok(p) = Dec::parse(&s[tok.start..num_end])
             {
                 let after = next_adjacent(text, ptok)
-                    .filter(|&n| AFTER.contains(&text.word_at(n)) && text.toks[n].start <= pend + 2);
+                    .filter(|&n| after_word(text.word_at(n), sale) && text.toks[n].start <= pend + 2);
                 if let Some(n) = after {
                     out.push(Claim { start: tok.start, end: text.toks[n].end, tok: i, kind: ClaimKind::Percent(p) });
                     i = n + 1;
@@ -136,7 +230,7 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money]) -> Vec<Claim> {
         };
         let last = text.tok_containing(m.end.saturating_sub(1)).unwrap_or(first);
         if let Some(n) =
-            next_adjacent(text, last).filter(|&n| AFTER.contains(&text.word_at(n)) && text.toks[n].start <= m.end + 1)
+            next_adjacent(text, last).filter(|&n| after_word(text.word_at(n), sale) && text.toks[n].start <= m.end + 1)
         {
             out.push(Claim { start: m.start, end: text.toks[n].end, tok: first, kind: ClaimKind::Dollars(mi) });
         } else if let Some(l) = lead_in(text, first).filter(|_| m.start > 0) {

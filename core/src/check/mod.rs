@@ -6,6 +6,7 @@ pub(crate) mod discount;
 pub(crate) mod money;
 pub(crate) mod phrase;
 pub mod record;
+mod role;
 mod rules;
 pub mod span;
 pub(crate) mod text;

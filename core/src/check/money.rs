@@ -114,6 +114,237 @@ fn word_currency(word: &str) -> Option<(Currency, bool)> {
     })
 }
 
+/// A word lower-cased on the stack (words longer than twelve letters name no currency): the readers below run
+/// after every bare number, so they do not allocate.
+struct Lower {
+    buf: [u8; 12],
+    len: usize,
+}
+
+impl Lower {
+    fn of(w: &str) -> Lower {
+        let mut buf = [0u8; 12];
+        let len = if w.len() <= 12 { w.len() } else { 0 };
+        buf[..len].copy_from_slice(&w.as_bytes()[..len]);
+        buf.make_ascii_lowercase();
+        Lower { buf, len }
+    }
+
+    fn get(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// A currency noun after a number or a nation (`francs`, `dollars`), with the currency it names alone. `None`
+/// inside means the noun needs a nation or a second word (`pounds` alone is a weight, `won` a verb).
+fn currency_noun(w: &str) -> Option<Option<Currency>> {
+    Some(Some(match Lower::of(w).get() {
+        b"dollar" | b"dollars" => Currency::Usd,
+        b"franc" | b"francs" => Currency::Other("CHF"),
+        b"peso" | b"pesos" => Currency::Other("MXN"),
+        b"rupee" | b"rupees" => Currency::Other("INR"),
+        b"yuan" | b"renminbi" => Currency::Other("CNY"),
+        b"real" | b"reais" => Currency::Other("BRL"),
+        b"zloty" | b"zlotys" | b"zlotych" => Currency::Other("PLN"),
+        b"krona" | b"kronor" => Currency::Other("SEK"),
+        b"krone" | b"kroner" => Currency::Other("NOK"),
+        b"rand" => Currency::Other("ZAR"),
+        b"shekel" | b"shekels" => Currency::Other("ILS"),
+        b"dirham" | b"dirhams" => Currency::Other("AED"),
+        b"ruble" | b"rubles" | b"rouble" | b"roubles" => Currency::Other("RUB"),
+        b"euro" | b"euros" => Currency::Other("EUR"),
+        b"pound" | b"pounds" | b"yen" | b"lira" | b"won" | b"sterling" => return Some(None),
+        _ => return None,
+    }))
+}
+
+/// A nation's adjective (capitalised, as written) and its currency: `Swiss` → CHF, `Canadian` → CAD.
+fn nation_currency(w: &str) -> Option<Currency> {
+    Some(match w {
+        "US" | "American" => Currency::Usd,
+        "Canadian" => Currency::Other("CAD"),
+        "Australian" => Currency::Other("AUD"),
+        "Singapore" | "Singaporean" => Currency::Other("SGD"),
+        "Swiss" => Currency::Other("CHF"),
+        "British" => Currency::Other("GBP"),
+        "Mexican" => Currency::Other("MXN"),
+        "Japanese" => Currency::Other("JPY"),
+        "Chinese" => Currency::Other("CNY"),
+        "Indian" => Currency::Other("INR"),
+        "Turkish" => Currency::Other("TRY"),
+        "Swedish" => Currency::Other("SEK"),
+        "Norwegian" => Currency::Other("NOK"),
+        "Danish" => Currency::Other("DKK"),
+        "Brazilian" => Currency::Other("BRL"),
+        "Polish" => Currency::Other("PLN"),
+        "Korean" => Currency::Other("KRW"),
+        "Russian" => Currency::Other("RUB"),
+        "Israeli" => Currency::Other("ILS"),
+        "Emirati" => Currency::Other("AED"),
+        _ => return None,
+    })
+}
+
+/// 2026-12-01: a currency named in words after a number (`79 Swiss francs`, `79 Canadian dollars`, `79 pesos`),
+/// or after a `$` amount (`$79 Canadian`): (end, currency). Adjectives of a nation take its currency, whatever
+/// noun follows; a noun alone names the currency it usually means. `pounds` alone is a weight and is not read.
+fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Currency)> {
+    let w1 = ascii_word_at(s, i);
+    if w1.is_empty() {
+        return None;
+    }
+    let next = |at: usize| {
+        let j = skip_space(s, at);
+        (j, ascii_word_at(s, j))
+    };
+    let bounded = |end: usize| end == s.len() || !is_alnum_at(s, end);
+    // Two-word nations first: "New Zealand", "Hong Kong", "South African".
+    let two = match w1 {
+        "New" | "new" => Some(("zealand", "NZD")),
+        "Hong" | "hong" => Some(("kong", "HKD")),
+        "South" | "south" => Some(("african", "ZAR")),
+        _ => None,
+    };
+    let (adj_end, nation) = match two {
+        Some((second, code)) => {
+            let (j, w2) = next(i + w1.len());
+            if !w2.eq_ignore_ascii_case(second) {
+                return None;
+            }
+            (j + w2.len(), Some(Currency::Other(code)))
+        }
+        None => (i + w1.len(), nation_currency(w1)),
+    };
+    match nation {
+        Some(cur) => {
+            let (j, w2) = next(adj_end);
+            if !w2.is_empty() && bounded(j + w2.len()) && currency_noun(w2).is_some() {
+                Some((j + w2.len(), cur))
+            } else if after_dollar && cur != Currency::Usd {
+                Some((adj_end, cur))
+            } else {
+                None
+            }
+        }
+        None if after_dollar || !bounded(i + w1.len()) => None,
+        None => match currency_noun(w1)? {
+            // "pounds sterling" is money; "pounds" alone is a weight, "won" a verb.
+            None => {
+                let (j, w2) = next(i + w1.len());
+                (Lower::of(w1).get().starts_with(b"pound") && w2.eq_ignore_ascii_case("sterling"))
+                    .then_some((j + w2.len(), Currency::Other("GBP")))
+            }
+            Some(Currency::Usd) => None, // "49 dollars" is read by `word_currency` in every version
+            Some(cur) => Some((i + w1.len(), cur)),
+        },
+    }
+}
+
+/// The value of one number word: `one` … `nineteen`, and the tens `twenty` … `ninety` (any case).
+pub(crate) fn number_word(w: &str) -> Option<u32> {
+    // Lower-cased on the stack and matched at once: this runs on every word of a reply.
+    let b = w.as_bytes();
+    let first_last = |c: u8, set: &[u8]| set.contains(&(c | 0x20));
+    if !(3..=9).contains(&w.len()) || !first_last(b[0], b"zotfsen") || !first_last(b[b.len() - 1], b"eorxnty") {
+        return None;
+    }
+    let mut buf = [0u8; 9];
+    buf[..w.len()].copy_from_slice(w.as_bytes());
+    buf.make_ascii_lowercase();
+    Some(match &buf[..w.len()] {
+        b"zero" => 0,
+        b"one" => 1,
+        b"two" => 2,
+        b"three" => 3,
+        b"four" => 4,
+        b"five" => 5,
+        b"six" => 6,
+        b"seven" => 7,
+        b"eight" => 8,
+        b"nine" => 9,
+        b"ten" => 10,
+        b"eleven" => 11,
+        b"twelve" => 12,
+        b"thirteen" => 13,
+        b"fourteen" => 14,
+        b"fifteen" => 15,
+        b"sixteen" => 16,
+        b"seventeen" => 17,
+        b"eighteen" => 18,
+        b"nineteen" => 19,
+        b"twenty" => 20,
+        b"thirty" => 30,
+        b"forty" => 40,
+        b"fifty" => 50,
+        b"sixty" => 60,
+        b"seventy" => 70,
+        b"eighty" => 80,
+        b"ninety" => 90,
+        _ => return None,
+    })
+}
+
+/// 2026-12-01: a whole number in words at `i`: "forty-nine", "one hundred and forty-nine", "a hundred",
+/// "five thousand". Returns its end and value. Words are joined by one space or a hyphen.
+fn number_words(s: &str, i: usize) -> Option<(usize, Dec)> {
+    let b = s.as_bytes();
+    let (mut total, mut current, mut end, mut any) = (0u64, 0u64, i, false);
+    let mut j = i;
+    loop {
+        let w = ascii_word_at(s, j);
+        if w.is_empty() || is_alnum_at(s, j + w.len()) && j + w.len() < s.len() {
+            break;
+        }
+        let is = |x: &str| w.eq_ignore_ascii_case(x);
+        let filler = (is("a") && !any) || (is("and") && any);
+        if let Some(v) = number_word(w) {
+            current += u64::from(v);
+        } else if is("hundred") && (any || j > i) {
+            current = current.max(1) * 100;
+        } else if is("thousand") && (any || j > i) {
+            total += current.max(1) * 1_000;
+            current = 0;
+        } else if !filler {
+            break;
+        }
+        if !filler {
+            any = true;
+            end = j + w.len();
+        }
+        j += w.len();
+        if matches!(b.get(j), Some(b' ' | b'-')) {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    let value = total + current;
+    (any && value <= 10_000_000).then(|| (end, Dec(i128::from(value) * crate::decimal::SCALE)))
+}
+
+/// 2026-12-01: what a bare `$` amount's currency really is when a code or a nation follows it (`$79 NZD`,
+/// `$79 (CAD)`, `$79 Canadian`, `$79 USD`): (end of the marker, closing parenthesis included; currency).
+fn dollar_suffix(s: &str, end: usize) -> Option<(usize, Currency)> {
+    let b = s.as_bytes();
+    let mut j = skip_space(s, end);
+    let paren = b.get(j) == Some(&b'(');
+    if paren {
+        j += 1;
+    }
+    let w = ascii_word_at(s, j);
+    if w.is_empty() || is_alnum_at(s, j + w.len()) && j + w.len() < s.len() {
+        return None;
+    }
+    let (e, cur) = match code_currency(w) {
+        Some(c) => (j + w.len(), c),
+        None => spelled_currency(s, j, true)?,
+    };
+    if paren {
+        return (b.get(e) == Some(&b')')).then_some((e + 1, cur));
+    }
+    Some((e, cur))
+}
+
 /// A number as written: `1,299.00`, `.99`, `49`, with an optional magnitude (`10k`, `1.5M`, `2 million`).
 struct Number {
     end: usize,
@@ -268,6 +499,23 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                     prefix = Some((i, n, cur));
                 }
             }
+            // 2026-12-01: an amount in words before a currency word ("forty-nine dollars").
+            if prefix.is_none()
+                && version.reads_roles()
+                && (number_word(w).is_some()
+                    || w.eq_ignore_ascii_case("a")
+                        && (s[i + 1..].starts_with(" hundred") || s[i + 1..].starts_with(" thousand")))
+                && let Some((end, value)) = number_words(s, i)
+            {
+                let n = skip_space(s, end);
+                let spelled = || spelled_currency(s, n, false).filter(|_| n > end).map(|(e, c)| (e, c, false));
+                if let Some((cend, cur, cents)) = suffix_currency(s, end).or_else(spelled) {
+                    let amount = if cents { Dec(value.0 / 100) } else { value };
+                    out.push(Money { start: i, end: cend, digits: i, amount: Some(amount), currency: cur });
+                    i = cend;
+                    continue;
+                }
+            }
             // Skip the rest of the word.
             if prefix.is_none() {
                 i += w.len().max(1);
@@ -276,9 +524,17 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
         }
         if let Some((start, n, cur)) = prefix {
             if let Some(num) = read_number(s, n, version) {
-                let money = Money { start, end: num.end, digits: n, amount: num.value, currency: cur };
+                let mut money = Money { start, end: num.end, digits: n, amount: num.value, currency: cur };
+                if c == '$'
+                    && start == i
+                    && version.reads_roles()
+                    && let Some((end, cur)) = dollar_suffix(s, num.end)
+                {
+                    money.end = end;
+                    money.currency = cur;
+                }
                 out.push(money);
-                i = range_tail(s, num.end, money, version, &mut out);
+                i = if money.end > num.end { money.end } else { range_tail(s, num.end, money, version, &mut out) };
                 continue;
             }
             i += clen;
@@ -294,7 +550,13 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 i += 1;
                 continue;
             };
-            if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end) {
+            let spelled = || {
+                let n = skip_space(s, num.end);
+                spelled_currency(s, n, false)
+                    .filter(|_| version.reads_roles() && n > num.end)
+                    .map(|(e, c)| (e, c, false))
+            };
+            if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end).or_else(spelled) {
                 let amount = if cents { num.value.map(|v| Dec(v.0 / 100)) } else { num.value };
                 out.push(Money { start: i, end, digits: i, amount, currency: cur });
             }

@@ -3,6 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::role;
 use super::text::Text;
 use crate::policy::CheckerVersion;
 
@@ -242,14 +243,136 @@ fn pseudo_negation(text: &Text<'_>, k: usize) -> bool {
     }
 }
 
-fn negating_cue(text: &Text<'_>, k: usize) -> bool {
+pub(crate) fn negating_cue(text: &Text<'_>, k: usize) -> bool {
     is_cue(text.word_at(k)) && !pseudo_negation(text, k)
+}
+
+/// The longest parenthetical aside stepped over, in words ("as a rule", "I'm afraid", "as a matter of fact").
+const ASIDE_WORDS: usize = 6;
+
+/// Where the clause of token `k` starts, if that clause is a parenthetical aside that token `k + 1`'s clause
+/// closes: opened and closed by commas, by `(` and `)`, or by dashes, within one sentence, with a clause before it.
+fn aside_start(text: &Text<'_>, k: usize) -> Option<usize> {
+    let (tok, next) = (text.toks[k], text.toks.get(k + 1)?);
+    let closes = text.clause_opens[next.clause as usize];
+    if next.clause != tok.clause + 1 || next.sentence != tok.sentence {
+        return None;
+    }
+    let mut s = k;
+    while s > 0 && text.toks[s - 1].clause == tok.clause {
+        s -= 1;
+        if k - s >= ASIDE_WORDS {
+            return None;
+        }
+    }
+    let opens = text.clause_opens[tok.clause as usize];
+    let matched = matches!((opens, closes), (b',', b',') | (b'(', b')') | (b'-', b'-'));
+    let before = s.checked_sub(1).map(|b| text.toks[b])?;
+    (matched && before.clause + 1 == tok.clause && before.sentence == tok.sentence).then_some(s)
+}
+
+/// Calls `f` on up to `n` tokens before `first` in its clause, nearest first, until it returns true; from
+/// 2026-12-01 a parenthetical aside between them is stepped over without counting ("we do not, as a rule,
+/// promise"), while a clause that a comma simply ends still stops it ("no, we guarantee it").
+pub(crate) fn scope_before(
+    text: &Text<'_>,
+    first: usize,
+    n: usize,
+    version: CheckerVersion,
+    mut f: impl FnMut(usize) -> bool,
+) -> bool {
+    let mut clause = text.toks[first].clause;
+    let (mut k, mut left) = (first, n);
+    // Whether the clause being read is itself aside-shaped: then it may be the second of two asides in a row
+    // ("not, in general, at this time, promise"), and the clause before it is read too.
+    let mut in_aside = false;
+    while k > 0 && left > 0 {
+        k -= 1;
+        if text.toks[k].clause != clause {
+            if !version.reads_roles() {
+                return false;
+            }
+            match aside_start(text, k) {
+                Some(s) => k = s - 1,
+                None if in_aside => {}
+                None => return false,
+            }
+            // A lone cue before an aside is an answer, not a clause it scopes from ("No, sorry, we guarantee it").
+            if (k == 0 || text.toks[k - 1].clause != text.toks[k].clause) && is_cue(text.word_at(k)) {
+                return false;
+            }
+            in_aside = aside_start(text, k).is_some();
+            clause = text.toks[k].clause;
+        }
+        if f(k) {
+            return true;
+        }
+        left -= 1;
+    }
+    false
+}
+
+/// Contracted negative auxiliaries: after a phrase they negate it ("refunds aren't available").
+fn negative_auxiliary(w: &str) -> bool {
+    w.ends_with("n't")
+        || matches!(
+            w,
+            "cannot"
+                | "dont"
+                | "doesnt"
+                | "didnt"
+                | "cant"
+                | "wont"
+                | "isnt"
+                | "arent"
+                | "wasnt"
+                | "werent"
+                | "havent"
+                | "hasnt"
+                | "hadnt"
+                | "couldnt"
+                | "wouldnt"
+                | "shouldnt"
+        )
+}
+
+/// 2026-12-01: a cue just after a phrase negates it only when it negates the phrase itself: an auxiliary with
+/// `not` / `never` / `no longer` ("is not guaranteed", "refunds are never available"), a contracted negative
+/// auxiliary ("refunds aren't available"), or `not` alone ("refunds not available", "refunds: not available").
+/// A cue that negates what follows ("we promise no extra charges", "guaranteed: no setup fees", "we promise
+/// never to share it", "we guarantee not to overcharge") leaves the phrase affirmative.
+fn negated_after(text: &Text<'_>, last: usize) -> bool {
+    let clause = text.toks[last].clause;
+    let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
+    let spaced = |k: usize| text.gap(k - 1, k).chars().all(char::is_whitespace);
+    let k = last + 1;
+    let Some(w) = word(k) else {
+        return false;
+    };
+    if negative_auxiliary(w) && spaced(k) {
+        return true;
+    }
+    if w == "not" && text.gap(last, k).chars().all(|c| c.is_whitespace() || c == ':') {
+        return !pseudo_negation(text, k) && word(k + 1) != Some("to");
+    }
+    if AUX_AFTER.contains(&w) && spaced(k) && word(k + 1).is_some() && spaced(k + 1) {
+        return match word(k + 1) {
+            Some("not" | "never") => !pseudo_negation(text, k + 1),
+            Some("no") => word(k + 2) == Some("longer"),
+            _ => false,
+        };
+    }
+    false
 }
 
 /// Whether the match at tokens `first..=last` is negated: a cue up to five tokens before it in the same clause, or
 /// (2026-11-01) right after it ("refunds not available", "refunds are not available"). Cues inside the match do not
-/// count ("no questions asked").
+/// count ("no questions asked"). 2026-12-01 steps over an aside before it and reads a cue after it by its role
+/// (`scope_before`, `negated_after`).
 pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, version: CheckerVersion) -> bool {
+    if version.reads_roles() {
+        return scope_before(text, first, 5, version, |k| negating_cue(text, k)) || negated_after(text, last);
+    }
     let clause = text.toks[first].clause;
     for k in (first.saturating_sub(5)..first).rev() {
         if text.toks[k].clause != clause {
@@ -276,6 +399,10 @@ const AUX_BEFORE: &[&str] = &["be", "been", "being", "get", "got", "gets", "gett
 const MODALS: &[&str] = &["will", "would", "can", "could", "should", "may", "might", "must", "shall", "to"];
 const CONDITIONALS: &[&str] = &["if", "unless", "whether", "once"];
 
+pub(crate) fn is_modal(w: &str) -> bool {
+    MODALS.contains(&w)
+}
+
 /// Whether an action verb at token `i` is an affirmative claim that it happened: not negated ("I haven't refunded
 /// you yet"), not in a question, not conditional ("if you were refunded"), not future or hypothetical ("you will be
 /// refunded", "to be refunded").
@@ -287,13 +414,16 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, version: CheckerVersi
     if text.is_question(tok.sentence) {
         return false;
     }
-    for k in (i.saturating_sub(5)..i).rev() {
-        if text.toks[k].clause != tok.clause {
-            break;
-        }
-        if CONDITIONALS.contains(&text.word_at(k)) {
-            return false;
-        }
+    if scope_before(text, i, 5, version, |k| CONDITIONALS.contains(&text.word_at(k))) {
+        return false;
+    }
+    if version.reads_roles()
+        && (role::quoted(text, i, i)
+            || role::causative_offer(text, i)
+            || role::adjective_use(text, i)
+            || role::negative_object(text, i))
+    {
+        return false;
     }
     let mut k = i;
     let mut skipped = 0;
@@ -382,5 +512,27 @@ mod tests {
         assert_eq!(claim("You'll be refunded.", "refunded"), [false]);
         assert_eq!(claim("If you were refunded, tell me.", "refunded"), [false]);
         assert_eq!(claim("Your order was canceled and you have been refunded.", "refunded"), [true]);
+    }
+
+    #[test]
+    fn negative_objects() {
+        assert_eq!(claim("You were charged nothing for the trial.", "charged"), [false]);
+        assert_eq!(claim("We charged you nothing.", "charged"), [false]);
+        assert_eq!(claim("I refunded none of it.", "refunded"), [false]);
+        assert_eq!(claim("I cancelled no other orders.", "cancelled"), [false]);
+        assert_eq!(claim("We charged you not a single cent.", "charged"), [false]);
+        assert_eq!(claim("We charged your card nothing.", "charged"), [false]);
+        assert_eq!(claim("I refunded you $50.", "refunded"), [true]);
+        assert_eq!(claim("We've billed you $0 for the trial.", "billed"), [true]);
+        assert_eq!(claim("I cancelled the order and nothing else.", "cancelled"), [true]);
+        assert_eq!(claim("We charged a small fee, nothing more.", "charged"), [true]);
+        assert_eq!(claim("We charged nothing but the setup fee.", "charged"), [true]);
+        assert_eq!(claim("We charged you nothing more than the setup fee.", "charged"), [true]);
+        assert_eq!(claim("We refunded none of it, except the shipping.", "refunded"), [true]);
+        assert_eq!(claim("We charged you, no doubt about it.", "charged"), [true]);
+        // Earlier versions unchanged: `you` is no cue, so 2026-11-01 sees none right after the verb; both claim.
+        let text = Text::new("We charged you nothing.");
+        assert!(affirmative_claim(&text, 1, CheckerVersion::V2026_11_01));
+        assert!(affirmative_claim(&text, 1, CheckerVersion::V2026_10_27));
     }
 }

@@ -5,6 +5,7 @@ use super::discount::{self, ClaimKind};
 use super::money::{self, Currency, Money};
 use super::phrase::{self, Match, Mode};
 use super::record::{CompiledFact, CompiledRecord, FactValue};
+use super::role;
 use super::text::Text;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
@@ -21,15 +22,35 @@ struct Mention {
 struct Ctx<'a, 'p> {
     p: &'p CompiledPolicy,
     text: &'a Text<'a>,
+    /// The reply as written, and (2026-12-01, when formatter spaces or dashes were read as ASCII) the offset in it
+    /// of each byte of `text.src`: findings' spans and texts are always the original's.
+    orig: &'a str,
+    map: Option<&'a [u32]>,
     version: CheckerVersion,
     mentions: Vec<Mention>,
     findings: Vec<Finding>,
 }
 
-impl Ctx<'_, '_> {
+impl<'a> Ctx<'a, '_> {
     fn push(&mut self, rule: &str, start: usize, end: usize, why: String) {
-        let text = self.text.src[start..end].to_owned();
+        let (start, end) = self.original(start, end);
+        let text = self.orig[start..end].to_owned();
         self.findings.push(Finding { rule: rule.to_owned(), start, end, text, why });
+    }
+
+    /// A span of `text.src` as offsets into the reply as written.
+    fn original(&self, start: usize, end: usize) -> (usize, usize) {
+        match self.map {
+            Some(m) => (m[start] as usize, m[end] as usize),
+            None => (start, end),
+        }
+    }
+
+    /// The reply's text at a span of `text.src`, as written (for `why`).
+    fn written(&self, start: usize, end: usize) -> &'a str {
+        let (start, end) = self.original(start, end);
+        let orig: &'a str = self.orig;
+        &orig[start..end]
     }
 
     /// The item an amount or claim at token `tok` belongs to: named in the same sentence, in the same clause if
@@ -70,11 +91,17 @@ pub(super) fn check(
     record: Option<&CompiledRecord>,
     version: CheckerVersion,
 ) -> Vec<Finding> {
+    let normalized = if version.reads_roles() { super::text::normalize(reply) } else { None };
+    let orig = reply;
+    let (reply, map) = match &normalized {
+        Some((s, m)) => (s.as_str(), Some(m.as_slice())),
+        None => (reply, None),
+    };
     let text = Text::new(reply);
     // Sized for a typical reply so the hot path does not regrow these (DESIGN §8).
     let mut matches: Vec<Match> = Vec::with_capacity(16);
     p.matcher.find_all(&text, &mut matches);
-    let mut cx = Ctx { p, text: &text, version, mentions: Vec::with_capacity(8), findings: Vec::new() };
+    let mut cx = Ctx { p, text: &text, orig, map, version, mentions: Vec::with_capacity(8), findings: Vec::new() };
 
     // Item mentions: the longest name wins where two overlap ("Pro Annual" over "Pro").
     let mut items: Vec<Mention> = matches
@@ -102,7 +129,8 @@ pub(super) fn check(
         facts(&mut cx, &r.facts, &money, &mut consumed);
     }
 
-    let claims = if p.items.is_empty() && p.discounts.is_empty() { Vec::new() } else { discount::find(&text, &money) };
+    let claims =
+        if p.items.is_empty() && p.discounts.is_empty() { Vec::new() } else { discount::find(&text, &money, version) };
     for c in &claims {
         if let ClaimKind::Dollars(mi) = c.kind {
             consumed[mi] = true;
@@ -124,6 +152,8 @@ pub(super) fn check(
 /// `price:mismatch`, `price:currency`, `price:unknown`.
 fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     let text = cx.text;
+    let respectively = if cx.version.reads_roles() { respectively(cx, money, consumed) } else { None };
+    let quantities = if cx.version.reads_roles() { quantities(cx) } else { Vec::new() };
     for (mi, m) in money.iter().enumerate() {
         if consumed[mi] {
             continue;
@@ -131,15 +161,25 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
         let Some(tok) = text.tok_containing(m.digits) else {
             continue;
         };
-        let stated = &text.src[m.start..m.end];
-        match (cx.associate(tok), m.currency) {
+        // 2026-12-01: a bound ("under $50") or a negated amount ("it's not $199") claims no price.
+        if cx.version.reads_roles()
+            && (role::comparative(text, m.start) || role::negated_amount(text, m.start, cx.version))
+        {
+            continue;
+        }
+        let stated = cx.written(m.start, m.end);
+        let tied = match respectively.as_ref().and_then(|r| r[mi]) {
+            Some(i) => Some(i),
+            None => cx.associate(tok),
+        };
+        match (tied, m.currency) {
             (Some(i), Currency::Other(code)) => {
                 let item = &cx.p.items[i];
                 let why = format!("{} is {} in USD, not {stated} ({code}).", item.name, item.prices);
                 cx.push("price:currency", m.start, m.end, why);
             }
             (Some(i), Currency::Usd) => {
-                if !m.amount.is_some_and(|a| cx.approved(i, a)) {
+                if !m.amount.is_some_and(|a| cx.approved(i, a) || is_total(cx, &quantities, tok, Some(i), a)) {
                     let item = &cx.p.items[i];
                     let why = format!("{} is {}, not {stated}.", item.name, item.prices);
                     cx.push("price:mismatch", m.start, m.end, why);
@@ -151,6 +191,7 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
                 }
                 match cur {
                     Currency::Usd if m.amount.is_some_and(|a| cx.approved_anywhere(a)) => {}
+                    Currency::Usd if m.amount.is_some_and(|a| is_total(cx, &quantities, tok, None, a)) => {}
                     Currency::Usd => {
                         cx.push("price:unknown", m.start, m.end, format!("{stated} is not an approved price."));
                     }
@@ -164,9 +205,90 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     }
 }
 
+/// A count stated right before an item's name: (sentence, count, item) — "3 seats", "two Pro licences".
+struct Quantity {
+    sentence: u32,
+    count: i128,
+    item: usize,
+}
+
+/// 2026-12-01: every count stated right before an item's name, in reply order.
+fn quantities(cx: &Ctx<'_, '_>) -> Vec<Quantity> {
+    let text = cx.text;
+    cx.mentions
+        .iter()
+        .filter_map(|m| {
+            let k = m.first.checked_sub(1)?;
+            let (t, w) = (text.toks[k], text.word_at(k));
+            // "$3 seats" is an amount and "1.3 seats" a decimal, not counts.
+            let money_sign = t.start > 0 && matches!(text.src.as_bytes()[t.start - 1], b'$' | b'.');
+            let count = if w.len() <= 4 && w.bytes().all(|c| c.is_ascii_digit()) {
+                w.parse::<i128>().ok()
+            } else {
+                money::number_word(w).map(i128::from)
+            }?;
+            (count >= 2 && !money_sign && t.sentence == text.toks[m.first].sentence).then_some(Quantity {
+                sentence: t.sentence,
+                count,
+                item: m.item,
+            })
+        })
+        .collect()
+}
+
+/// 2026-12-01: whether `amount` at token `tok` is a stated total: a count of an item in the same sentence times one
+/// of its approved amounts ("3 seats at $149 come to $447"). `item`: the item the amount is tied to, if any.
+fn is_total(cx: &Ctx<'_, '_>, quantities: &[Quantity], tok: usize, item: Option<usize>, amount: Dec) -> bool {
+    let sentence = cx.text.toks[tok].sentence;
+    let from = quantities.partition_point(|q| q.sentence < sentence);
+    quantities[from..].iter().take_while(|q| q.sentence == sentence).any(|q| {
+        item.is_none_or(|i| i == q.item)
+            && cx.p.items[q.item].amounts.iter().any(|a| a.checked_mul_int(q.count) == Some(amount))
+    })
+}
+
+/// 2026-12-01: "Starter and Pro are $49 and $149 respectively": in a sentence with `respectively`, the amounts are
+/// tied to the items named before them in order, when there are as many of each. Indexed by money; `None` when no
+/// sentence says `respectively`.
+fn respectively(cx: &Ctx<'_, '_>, money: &[Money], consumed: &[bool]) -> Option<Vec<Option<usize>>> {
+    let text = cx.text;
+    let sentence_of = |m: &Money| text.tok_containing(m.digits).map_or(0, |t| text.toks[t].sentence);
+    let mut out: Option<Vec<Option<usize>>> = None;
+    let mut done = u32::MAX;
+    for (k, t) in text.toks.iter().enumerate() {
+        if t.sentence == done || text.word_at(k) != "respectively" {
+            continue;
+        }
+        done = t.sentence;
+        // Amounts are in reply order, so the sentence's are one run of them.
+        let from = money.partition_point(|m| sentence_of(m) < t.sentence);
+        let to = money.partition_point(|m| sentence_of(m) <= t.sentence);
+        let amounts: Vec<usize> = (from..to).filter(|&mi| !consumed[mi]).collect();
+        let Some(&first_amount) = amounts.first() else {
+            continue;
+        };
+        let first_tok = text.tok_containing(money[first_amount].digits).unwrap_or(0);
+        let lo = cx.mentions.partition_point(|m| text.toks[m.first].sentence < t.sentence);
+        let items: Vec<usize> = cx.mentions[lo..].iter().take_while(|m| m.last < first_tok).map(|m| m.item).collect();
+        if items.len() == amounts.len() && items.len() > 1 {
+            let out = out.get_or_insert_with(|| vec![None; money.len()]);
+            for (mi, item) in amounts.into_iter().zip(items) {
+                out[mi] = Some(item);
+            }
+        }
+    }
+    out
+}
+
 /// `discount:unapproved`.
 fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) {
     for c in claims {
+        if cx.version.reads_roles()
+            && (role::negated_amount(cx.text, c.start, cx.version)
+                || role::past_question(cx.text, cx.text.toks[c.tok].sentence))
+        {
+            continue;
+        }
         let item = cx.associate(c.tok);
         let applies = |d: &super::CDiscount| match (&d.items, item) {
             (None, _) => true,
@@ -196,7 +318,7 @@ fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) 
             }
         };
         if !ok {
-            let claim = &cx.text.src[c.start..c.end];
+            let claim = cx.written(c.start, c.end);
             let why = match item {
                 Some(i) => format!("\"{claim}\" is not an approved discount for {}.", cx.p.items[i].name),
                 None => format!("\"{claim}\" is not an approved discount."),
@@ -225,9 +347,15 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
         if r.negatable && phrase::negated(cx.text, m.first, m.last, cx.version) {
             continue;
         }
+        // 2026-12-01: quoted words are not the agent's, and a question about the past says nothing.
+        if cx.version.reads_roles()
+            && (role::quoted(cx.text, m.first, m.last) || role::past_question(cx.text, cx.text.toks[m.first].sentence))
+        {
+            continue;
+        }
         last_end[rule] = Some(m.last);
         let (start, end) = (cx.text.toks[m.first].start, cx.text.toks[m.last].end);
-        let why = r.why.clone().unwrap_or_else(|| format!("\"{}\" is a forbidden phrase.", &cx.text.src[start..end]));
+        let why = r.why.clone().unwrap_or_else(|| format!("\"{}\" is a forbidden phrase.", cx.written(start, end)));
         cx.push(&r.rule, start, end, why);
     }
 }
@@ -244,7 +372,7 @@ fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&CompiledReco
             continue;
         }
         let t = cx.text.toks[m.first];
-        let written = &cx.text.src[t.start..t.end];
+        let written = cx.written(t.start, t.end);
         let mut why = String::with_capacity(8 + written.len() + a.why_tail.len());
         why.push_str("Claims \"");
         why.push_str(written);
@@ -326,22 +454,56 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
             let dist = |s: &Stated| {
                 if s.tok > last { (s.tok - last, 0) } else { (first.saturating_sub(s.tok), 1) }
             };
-            let Some(s) = list.iter().filter(|s| text.toks[s.tok].sentence == sentence).min_by_key(|s| dist(s)) else {
-                continue;
-            };
-            if let Some(mi) = s.money {
-                consumed[mi] = true;
-            }
-            let same = match (s.value, fact.value) {
-                (Some(FactValue::Date(ys, ms, ds)), FactValue::Date(yf, mf, df)) => {
-                    ms == mf && ds == df && (ys.is_none() || yf.is_none() || ys == yf)
+            let in_sentence = || list.iter().filter(|s| text.toks[s.tok].sentence == sentence);
+            // 2026-12-01: every value in the clause of the fact's words is stated for it ("moved from 10 AM to
+            // 2 PM"); a clause without one falls back to the nearest in the sentence, as before.
+            let clause = text.toks[first].clause;
+            let in_clause = || in_sentence().filter(|s| text.toks[s.tok].clause == clause);
+            let all = cx.version.reads_roles() && in_clause().next().is_some();
+            let last_in_clause = if all { in_clause().next_back().map(|s| s.tok) } else { None };
+            let nearest = if all { None } else { in_sentence().min_by_key(|s| dist(s)) };
+            let judged: &mut dyn Iterator<Item = &Stated> =
+                if all { &mut in_clause() } else { &mut nearest.into_iter() };
+            for s in judged {
+                if let Some(mi) = s.money {
+                    consumed[mi] = true;
                 }
-                (a, b) => a == Some(b),
-            };
-            if !same {
-                let why = format!("{} is {}, not {}.", fact.near, fact.display, &text.src[s.start..s.end]);
-                cx.push("fact:mismatch", s.start, s.end, why);
+                if all && superseded(text, s.tok, last_in_clause.is_some_and(|l| s.tok < l)) {
+                    continue;
+                }
+                let same = match (s.value, fact.value) {
+                    (Some(FactValue::Date(ys, ms, ds)), FactValue::Date(yf, mf, df)) => {
+                        ms == mf && ds == df && (ys.is_none() || yf.is_none() || ys == yf)
+                    }
+                    (a, b) => a == Some(b),
+                };
+                if !same {
+                    let why = format!("{} is {}, not {}.", fact.near, fact.display, cx.written(s.start, s.end));
+                    cx.push("fact:mismatch", s.start, s.end, why);
+                }
             }
         }
     }
+}
+
+/// 2026-12-01: a value the reply states as the fact's old or rejected value, not as the fact: "from 10 AM" with
+/// another value after it in the clause ("moved from 10 AM to 2 PM"), "instead of 10 AM", "rather than 10 AM",
+/// "not 10 AM", "no longer 10 AM". Up to two words may stand between (`from Tuesday 10 AM`).
+fn superseded(text: &Text<'_>, tok: usize, later: bool) -> bool {
+    let clause = text.toks[tok].clause;
+    let word = |k: usize| Some(text.word_at(k)).filter(|_| text.toks[k].clause == clause);
+    (1..=3).any(|back| {
+        let Some(k) = tok.checked_sub(back) else {
+            return false;
+        };
+        let prev = k.checked_sub(1).and_then(word);
+        match word(k) {
+            Some("from") => later,
+            Some("of") => prev == Some("instead"),
+            Some("than") => prev == Some("rather"),
+            Some("not") => back == 1,
+            Some("longer") => back == 1 && prev == Some("no"),
+            _ => false,
+        }
+    })
 }

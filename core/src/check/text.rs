@@ -22,6 +22,11 @@ pub(crate) struct Text<'a> {
     pub toks: Vec<Tok>,
     /// For each sentence, whether it ends with a question mark.
     pub questions: Vec<bool>,
+    /// For each clause id, what opened it: `.` (a sentence start), `,` `;` `(` `)`, `-` (a dash), `w` (a clause
+    /// word). Negation reads it to step over a parenthetical aside ("we do not, as a rule, promise").
+    pub clause_opens: Vec<u8>,
+    /// For each sentence, its first token.
+    pub sentence_starts: Vec<u32>,
 }
 
 /// Words that open a new clause: they stop negation scope and item association.
@@ -118,6 +123,37 @@ pub(crate) fn fold(s: &str) -> String {
     out
 }
 
+/// The ASCII twin of a space, line break or dash that formatters emit (ICU and `toLocale…` put U+202F before
+/// "PM" and U+00A0 before a currency code), or `None` for a character that reads as itself. En and em dashes
+/// keep their own meaning (ranges, clause ends); the other dashes read as `-`, the horizontal bars as `—`.
+fn ascii_twin(c: char) -> Option<char> {
+    Some(match c {
+        '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => ' ',
+        '\u{85}' | '\u{2028}' | '\u{2029}' => '\n',
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2043}' | '\u{2212}' | '\u{fe63}' | '\u{ff0d}' => '-',
+        '\u{2015}' | '\u{fe58}' => '\u{2014}',
+        _ => return None,
+    })
+}
+
+/// A reply with every formatter space and dash read as its ASCII twin (`ascii_twin`), and for each byte of it
+/// (and its end) the byte offset in the reply it came from, so spans and quoted text come from the original.
+/// `None` when nothing needs replacing (every ASCII reply): the checker then reads the reply itself.
+pub(crate) fn normalize(src: &str) -> Option<(String, Vec<u32>)> {
+    if src.is_ascii() || !src.chars().any(|c| ascii_twin(c).is_some()) {
+        return None;
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut map = Vec::with_capacity(src.len() + 1);
+    for (i, c) in src.char_indices() {
+        let r = ascii_twin(c).unwrap_or(c);
+        out.push(r);
+        map.extend(std::iter::repeat_n(i as u32, r.len_utf8()));
+    }
+    map.push(src.len() as u32);
+    Some((out, map))
+}
+
 /// Folded words of a phrase, tokenized exactly like a reply.
 pub(crate) fn phrase_words(s: &str) -> Vec<String> {
     let t = Text::new(s);
@@ -131,12 +167,16 @@ impl<'a> Text<'a> {
             folded: String::with_capacity(src.len()),
             toks: Vec::with_capacity(src.len() / 4 + 2),
             questions: Vec::with_capacity(src.len() / 40 + 1),
+            clause_opens: Vec::with_capacity(src.len() / 16 + 1),
+            sentence_starts: Vec::with_capacity(src.len() / 40 + 1),
         };
+        t.clause_opens.push(b'.');
         let bytes = src.as_bytes();
         let mut sentence = 0u32;
         let mut clause = 0u32;
         let mut pending_sentence_end = false;
-        let mut pending_clause_end = false;
+        // What ends the clause before the next word (`0`: nothing).
+        let mut pending_clause_end = 0u8;
         let mut question = false;
         let mut i = 0;
         while i < bytes.len() {
@@ -169,11 +209,14 @@ impl<'a> Text<'a> {
                     question = false;
                     sentence += 1;
                     clause += 1;
-                } else if pending_clause_end {
+                    t.clause_opens.push(b'.');
+                    t.sentence_starts.push(t.toks.len() as u32);
+                } else if pending_clause_end != 0 {
                     clause += 1;
+                    t.clause_opens.push(pending_clause_end);
                 }
                 pending_sentence_end = false;
-                pending_clause_end = false;
+                pending_clause_end = 0;
                 let fold_start = t.folded.len() as u32;
                 let raw = &src[start..end];
                 if raw.is_ascii() {
@@ -188,6 +231,10 @@ impl<'a> Text<'a> {
                 let word = &t.folded[fold_start as usize..fold_end as usize];
                 if is_clause_word(word) && !t.toks.is_empty() {
                     clause += 1;
+                    t.clause_opens.push(b'w');
+                }
+                if t.toks.is_empty() {
+                    t.sentence_starts.push(0);
                 }
                 t.toks.push(Tok { start, end, fold_start, fold_end, sentence, clause });
                 continue;
@@ -221,13 +268,16 @@ impl<'a> Text<'a> {
                     }
                 }
                 '\n' | '\r' if !t.toks.is_empty() => pending_sentence_end = true,
-                ',' | ';' | '(' | ')' | '\u{2014}' => pending_clause_end = true,
+                // The first mark after a word names the boundary: ", (" is a comma.
+                ',' | ';' | '(' | ')' if pending_clause_end == 0 => pending_clause_end = c as u8,
+                '\u{2014}' if pending_clause_end == 0 => pending_clause_end = b'-',
+                ',' | ';' | '(' | ')' | '\u{2014}' => {}
                 '\u{2013}' | '-' => {
                     // A spaced dash separates clauses; "$49–$99" and "money-back" do not.
                     let before_space = at > 0 && bytes[at - 1] == b' ';
                     let after_space = bytes.get(at + c.len_utf8()) == Some(&b' ');
-                    if before_space && after_space {
-                        pending_clause_end = true;
+                    if before_space && after_space && pending_clause_end == 0 {
+                        pending_clause_end = b'-';
                     }
                 }
                 _ => {}

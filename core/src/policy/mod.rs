@@ -12,22 +12,31 @@ use crate::decimal::Dec;
 /// Checker versions. A pinned version's verdicts never change (docs/CHECKER_VERSIONS.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum CheckerVersion {
-    /// The previous checker.
+    /// The checker before `2026-11-01`; kept for pinned regressions.
     V2026_10_27,
-    /// The current checker.
-    #[default]
+    /// The previous checker.
     V2026_11_01,
+    /// The current checker (issue 17).
+    #[default]
+    V2026_12_01,
 }
 
 impl CheckerVersion {
-    pub const CURRENT: CheckerVersion = CheckerVersion::V2026_11_01;
-    pub const ALL: [CheckerVersion; 2] = [CheckerVersion::V2026_10_27, CheckerVersion::V2026_11_01];
+    pub const CURRENT: CheckerVersion = CheckerVersion::V2026_12_01;
+    pub const ALL: [CheckerVersion; 3] =
+        [CheckerVersion::V2026_10_27, CheckerVersion::V2026_11_01, CheckerVersion::V2026_12_01];
 
     pub fn as_str(self) -> &'static str {
         match self {
             CheckerVersion::V2026_10_27 => "2026-10-27",
             CheckerVersion::V2026_11_01 => "2026-11-01",
+            CheckerVersion::V2026_12_01 => "2026-12-01",
         }
+    }
+
+    /// Whether this version reads replies by issue 17's rules (docs/CHECKER_VERSIONS.md): `2026-12-01` and later.
+    pub(crate) fn reads_roles(self) -> bool {
+        self >= CheckerVersion::V2026_12_01
     }
 
     pub fn parse(s: &str) -> Option<CheckerVersion> {

@@ -1,0 +1,165 @@
+//! Checker 2026-12-01: what role a matched word plays, beyond its surface form (issue 17, class 5). Owns: quoted
+//! words, offers with an object before the participle, adjectives that look like verbs, questions that ask about the
+//! past, comparative and negated amounts, and "respectively".
+
+use super::phrase;
+use super::text::Text;
+use crate::policy::CheckerVersion;
+
+/// Opening or closing quote marks around a quoted word or phrase.
+fn is_quote(c: char) -> bool {
+    matches!(c, '\'' | '"' | '\u{2018}' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '\u{ab}' | '\u{bb}')
+}
+
+/// Whether tokens `first..=last` stand directly between quote marks: the customer's or someone else's words
+/// ("you asked whether we 'promise' delivery"), not the agent's.
+pub(crate) fn quoted(text: &Text<'_>, first: usize, last: usize) -> bool {
+    let (a, b) = (text.toks[first].start, text.toks[last].end);
+    let before = text.src[..a].chars().next_back();
+    let after = text.src[b..].chars().next();
+    before.is_some_and(is_quote) && after.is_some_and(is_quote)
+}
+
+const CAUSATIVE: &[&str] = &["get", "have"];
+
+/// "I can get your order cancelled today", "we can have it shipped tomorrow", "I'll get that refunded": `get` or
+/// `have` after a modal, `to` or `'ll`, then up to three words of object, then the participle at `i` — an offer,
+/// not a claim that it happened. "I got your order cancelled" is still a claim.
+pub(crate) fn causative_offer(text: &Text<'_>, i: usize) -> bool {
+    let clause = text.toks[i].clause;
+    (2..=4).any(|back| {
+        let Some(k) = i.checked_sub(back) else {
+            return false;
+        };
+        let in_clause = |j: usize| text.toks[j].clause == clause;
+        if !in_clause(k) || !CAUSATIVE.contains(&text.word_at(k)) || k == 0 || !in_clause(k - 1) {
+            return false;
+        }
+        let m = text.word_at(k - 1);
+        phrase::is_modal(m) || m.ends_with("'ll") || m.ends_with("'d")
+    })
+}
+
+const DEGREE: &[&str] = &["fully", "completely", "totally", "entirely"];
+
+/// "The slot is booked up", "we're fully shipped out", "booked solid": the participle as an adjective (full,
+/// sold out), not a claim of the action. `fully` / `completely` / `totally` / `entirely` before it, or `up` /
+/// `solid` right after it.
+pub(crate) fn adjective_use(text: &Text<'_>, i: usize) -> bool {
+    let clause = text.toks[i].clause;
+    let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
+    let before = i.checked_sub(1).and_then(word);
+    before.is_some_and(|w| DEGREE.contains(&w)) || matches!(word(i + 1), Some("up" | "solid"))
+}
+
+/// Whether sentence `s` is a question about the past ("Did we promise you a refund?", "Were you offered 20% off?",
+/// "Has your order shipped?"): it asks whether something was said or done, so it neither claims nor offers
+/// anything. Other questions ("Would you like 20% off?") offer what they name.
+pub(crate) fn past_question(text: &Text<'_>, s: u32) -> bool {
+    if !text.is_question(s) {
+        return false;
+    }
+    let Some(&first) = text.sentence_starts.get(s as usize) else {
+        return false;
+    };
+    let w = text.word_at(first as usize);
+    matches!(
+        w,
+        "did"
+            | "didn't"
+            | "was"
+            | "wasn't"
+            | "were"
+            | "weren't"
+            | "have"
+            | "haven't"
+            | "has"
+            | "hasn't"
+            | "had"
+            | "hadn't"
+    )
+}
+
+/// The first token at or after byte `pos`.
+fn tok_from(text: &Text<'_>, pos: usize) -> usize {
+    text.toks.partition_point(|t| t.start < pos)
+}
+
+/// Whether the amount starting at byte `start` is stated as a bound, not an exact price: "under $50",
+/// "less than $60", "at most $99", "up to $200", "over $1,000".
+pub(crate) fn comparative(text: &Text<'_>, start: usize) -> bool {
+    let t = tok_from(text, start);
+    let Some(p) = t.checked_sub(1) else {
+        return false;
+    };
+    if text.toks[p].sentence != text.toks.get(t).map_or(u32::MAX, |x| x.sentence) {
+        return false;
+    }
+    let prev2 = p.checked_sub(1).map(|k| text.word_at(k));
+    match text.word_at(p) {
+        "under" | "below" | "over" | "above" | "beyond" => true,
+        "than" => matches!(prev2, Some("less" | "more" | "fewer" | "cheaper" | "lower" | "higher" | "greater")),
+        "most" | "least" => prev2 == Some("at"),
+        "to" => prev2 == Some("up"),
+        _ => false,
+    }
+}
+
+/// Whether the amount or claim starting at byte `start` is negated by a cue up to three words before it in its
+/// clause: "it's not $199", "there's no 40% sale on", "we don't charge $20". "Not only $49" is no negation.
+pub(crate) fn negated_amount(text: &Text<'_>, start: usize, version: CheckerVersion) -> bool {
+    let t = tok_from(text, start);
+    t < text.toks.len() && phrase::scope_before(text, t, 3, version, |k| phrase::negating_cue(text, k))
+}
+
+/// Indirect objects stepped over between an action verb and its object: "charged *you* nothing".
+const INDIRECT: &[&str] = &["you", "me", "us", "him", "her", "them"];
+
+/// Words after a negative quantifier that name what the action did reach: "nothing *but* the fee", "nothing
+/// *more than* $5", "none *except* the late fee", "no *fewer than* three".
+const EXCEPTIVE: &[&str] = &["except", "excepting", "besides", "beyond", "apart", "than"];
+
+/// Whether the action verb at token `i` has a negative quantifier for its object, so it states that the action did
+/// not happen, or happened to nothing: "you were charged nothing", "we charged you nothing", "I refunded none of it",
+/// "I cancelled no other orders", "we charged you not a single cent". One indirect object may stand between
+/// (`you`, `me`, `us`, `him`, `her`, `them`, or `your` and one word: "charged your card nothing"). Not when an
+/// exceptive names what the action did reach ("nothing but the fee", "nothing more than $5", "none, except the
+/// late fee"), and never for an amount: "billed you $0" is an amount like any other, left to the record.
+pub(crate) fn negative_object(text: &Text<'_>, i: usize) -> bool {
+    let clause = text.toks[i].clause;
+    let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
+    let mut q = i + 1;
+    match word(q) {
+        Some(w) if INDIRECT.contains(&w) => q += 1,
+        Some("your") if word(q + 1).is_some() => q += 2,
+        _ => {}
+    }
+    let quantifier = match word(q) {
+        Some("nothing" | "none" | "nobody" | "neither") => true,
+        Some("no") => word(q + 1).is_some(),
+        Some("not") => matches!(word(q + 1), Some("a" | "one" | "any" | "anything" | "even" | "single")),
+        _ => false,
+    };
+    // A pseudo-negation ("nothing but", "no doubt", "not only") is no quantifier.
+    if !quantifier || !phrase::negating_cue(text, q) {
+        return false;
+    }
+    // `but` right after, with only spaces between, names what was reached ("none but the fee").
+    if text.toks.get(q + 1).is_some_and(|t| text.word(t) == "but") && text.gap(q, q + 1).trim().is_empty() {
+        return false;
+    }
+    // An exceptive later in the clause, or opening the next one ("nothing, except the setup fee").
+    for k in q + 1..(q + 6).min(text.toks.len()) {
+        let t = text.toks[k];
+        if t.sentence != text.toks[q].sentence {
+            break;
+        }
+        if EXCEPTIVE.contains(&text.word(&t)) {
+            return false;
+        }
+        if t.clause != clause {
+            break;
+        }
+    }
+    true
+}
