@@ -49,27 +49,56 @@ fn jws_json(part: &str) -> Option<Value> {
 }
 
 /// A public key the caller pins for merchant signatures.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum PublicKey {
     /// `ES256`: ECDSA over P-256 with SHA-256.
     P256(Box<p256::ecdsa::VerifyingKey>),
+    /// `ES384`: ECDSA over P-384 with SHA-384.
+    P384(Box<p384::ecdsa::VerifyingKey>),
+    /// `ES512`: ECDSA over P-521 with SHA-512.
+    P521(Box<p521::ecdsa::VerifyingKey>),
     /// `EdDSA`: Ed25519, verified strictly.
     Ed25519(crate::ed25519::VerifyingKey),
+}
+
+impl std::fmt::Debug for PublicKey {
+    // p521's verifying key has no `Debug`: each key is shown as its algorithm and its point (SEC1) or bytes.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut t = f.debug_tuple(self.alg());
+        match self {
+            PublicKey::P256(k) => t.field(&k.to_encoded_point(false)),
+            PublicKey::P384(k) => t.field(&k.to_encoded_point(false)),
+            PublicKey::P521(k) => t.field(&k.to_encoded_point(false)),
+            PublicKey::Ed25519(k) => t.field(k),
+        };
+        t.finish()
+    }
 }
 
 impl PublicKey {
     fn alg(&self) -> &'static str {
         match self {
             PublicKey::P256(_) => "ES256",
+            PublicKey::P384(_) => "ES384",
+            PublicKey::P521(_) => "ES512",
             PublicKey::Ed25519(_) => "EdDSA",
         }
     }
 
+    /// Verifies `signature` over `message`. An ECDSA signature is the JWS form (RFC 7518 §3.4): `r || s`, each the
+    /// curve's field size (64, 96 and 132 bytes in all for P-256, P-384 and P-521), both in `[1, n)`; any other length
+    /// does not verify. As in RFC 7518, a high `s` is not refused.
     fn verify(&self, message: &[u8], signature: &[u8]) -> bool {
         use p256::ecdsa::signature::Verifier as _;
         match self {
             PublicKey::P256(k) => {
                 p256::ecdsa::Signature::from_slice(signature).is_ok_and(|sig| k.verify(message, &sig).is_ok())
+            }
+            PublicKey::P384(k) => {
+                p384::ecdsa::Signature::from_slice(signature).is_ok_and(|sig| k.verify(message, &sig).is_ok())
+            }
+            PublicKey::P521(k) => {
+                p521::ecdsa::Signature::from_slice(signature).is_ok_and(|sig| k.verify(message, &sig).is_ok())
             }
             PublicKey::Ed25519(k) => k.verify(message, signature).is_ok(),
         }
@@ -83,8 +112,8 @@ pub(crate) struct PinnedKey {
     key: PublicKey,
 }
 
-/// Reads the caller's `merchant_keys` JWKS (`{"keys": [...]}`): EC P-256 (`ES256`) and OKP Ed25519 (`EdDSA`) public
-/// keys, each with a `kid`. A key set with any unreadable key is refused as a whole (`None`): a typo must not leave a
+/// Reads the caller's `merchant_keys` JWKS (`{"keys": [...]}`): EC P-256 (`ES256`), P-384 (`ES384`) and P-521
+/// (`ES512`) and OKP Ed25519 (`EdDSA`) public keys, each with a `kid`. A key set with any unreadable key is refused as a whole (`None`): a typo must not leave a
 /// signature checked against fewer keys than meant.
 pub(crate) fn read_keys(r: &mut Reader, v: &Value, path: &str) -> Option<Vec<PinnedKey>> {
     let m = r.object(v, path, &["keys"], &[])?;
@@ -130,18 +159,39 @@ fn read_jwk(r: &mut Reader, v: &Value, path: &str) -> Option<PinnedKey> {
             }
         }
     };
+    // An EC key's x and y, each exactly the curve's field size, as RFC 7518 §6.2.1.2 and §6.2.1.3 require.
+    let coordinates = |r: &mut Reader, len: usize| {
+        let (x, y) = (bytes(r, "x", len), bytes(r, "y", len));
+        Some((x?, y?))
+    };
+    let off_curve = |r: &mut Reader| -> Option<PinnedKey> {
+        let message = format!("x and y are not a point on {crv}");
+        r.push(ReasonCode::Malformed, member(path, "x"), format!("a {crv} point"), "not on the curve", message);
+        None
+    };
     let key = match (kty.as_str(), crv.as_str()) {
         ("EC", "P-256") => {
-            let (x, y) = (bytes(r, "x", 32), bytes(r, "y", 32));
-            let (x, y) = (x?, y?);
+            let (x, y) = coordinates(r, 32)?;
             let point = p256::EncodedPoint::from_affine_coordinates(x.as_slice().into(), y.as_slice().into(), false);
             match p256::ecdsa::VerifyingKey::from_encoded_point(&point) {
                 Ok(k) => PublicKey::P256(Box::new(k)),
-                Err(_) => {
-                    let message = "x and y are not a point on P-256";
-                    r.push(ReasonCode::Malformed, member(path, "x"), "a P-256 point", "not on the curve", message);
-                    return None;
-                }
+                Err(_) => return off_curve(r),
+            }
+        }
+        ("EC", "P-384") => {
+            let (x, y) = coordinates(r, 48)?;
+            let point = p384::EncodedPoint::from_affine_coordinates(x.as_slice().into(), y.as_slice().into(), false);
+            match p384::ecdsa::VerifyingKey::from_encoded_point(&point) {
+                Ok(k) => PublicKey::P384(Box::new(k)),
+                Err(_) => return off_curve(r),
+            }
+        }
+        ("EC", "P-521") => {
+            let (x, y) = coordinates(r, 66)?;
+            let point = p521::EncodedPoint::from_affine_coordinates(x.as_slice().into(), y.as_slice().into(), false);
+            match p521::ecdsa::VerifyingKey::from_encoded_point(&point) {
+                Ok(k) => PublicKey::P521(Box::new(k)),
+                Err(_) => return off_curve(r),
             }
         }
         ("OKP", "Ed25519") => {
@@ -161,11 +211,13 @@ fn read_jwk(r: &mut Reader, v: &Value, path: &str) -> Option<PinnedKey> {
         }
         (kty, crv) => {
             let message = format!(
-                "a {} {} key cannot verify ES256 or EdDSA, the merchant_authorization algorithms supported",
+                "a {} {} key cannot verify ES256, ES384, ES512 or EdDSA, the merchant_authorization algorithms \
+                 supported",
                 quote(kty),
                 quote(crv)
             );
-            r.push(ReasonCode::Malformed, member(path, "kty"), "EC P-256 or OKP Ed25519", quote(kty), message);
+            let expected = "EC P-256, P-384 or P-521, or OKP Ed25519";
+            r.push(ReasonCode::Malformed, member(path, "kty"), expected, quote(kty), message);
             return None;
         }
     };
