@@ -83,10 +83,11 @@ test('heavy checkAsync calls do not block the event loop', async () => {
   const results = await Promise.all(pending)
   done = true
   for (const r of results) assert.deepStrictEqual(r, expected)
-  // Work done on the calling thread would resolve every Promise before the first tick; off the loop, the loop
-  // keeps turning while the thread pool works through the calls.
+  // Work done on the calling thread would resolve every Promise before the first tick (their callbacks are
+  // microtasks of the call that made them); off the loop, the loop turns while the thread pool works, so the last
+  // result comes after at least one tick. How many ticks depends on the machine, so only that one is asserted.
   const last = Math.max(...resolvedAt)
-  assert.ok(last >= 50, `the event loop turned only ${last} times before the last result`)
+  assert.ok(last >= 1, `the event loop did not turn before the last result (${last} ticks)`)
 })
 
 test('worker threads load the addon and give the same answers as the main thread', async () => {
