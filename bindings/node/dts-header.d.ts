@@ -68,7 +68,8 @@ export interface Fact {
   value: string | number
 }
 
-/** What happened, supplied by the caller and not verified. */
+/** What happened, supplied by the caller and not verified; `receipts` (compact Curbi-signed receipts) are verified
+ * when the policy was compiled with receipt keys. */
 export interface CheckRecord {
   subject?: string
   effects?: Effect[]
@@ -76,10 +77,22 @@ export interface CheckRecord {
   receipts?: string[]
 }
 
-/** Options for checks with a compiled policy. */
+/** The receipt keys a policy trusts (docs/CHECKER.md §Receipts): configuration, never part of a request. */
+export interface ReceiptKeys {
+  /** JWKS of OKP/Ed25519 keys (the recorder's `keys()` answer, or your pinned copy of it). */
+  keys: object
+  /** Let keys tagged `curbi:test` count. */
+  allowTest?: boolean
+  /** RFC 3339: a fixed clock for expiry (tests, replays); the system clock when absent. */
+  now?: string
+}
+
+/** Options for checks with a compiled policy. `verify: 'required'` counts claimed actions only through signed
+ * receipts; it needs a policy compiled with receipt keys. */
 export interface CheckOptions {
   record?: CheckRecord
   version?: CheckerVersion
+  verify?: 'optional' | 'required'
 }
 
 /** One case of a batch; its own `record` replaces the shared one. */
@@ -128,7 +141,7 @@ export interface Check {
   /** The checker version that judged the reply. */
   version: CheckerVersion
   /** Records come from the caller and are never verified by the reply check. */
-  recordTrust: 'caller_supplied_unverified'
+  recordTrust: 'caller_supplied_unverified' | 'receipts_verified'
   /** True when no configured rule fired. */
   pass: boolean
   /** Sorted by span start, then rule. */
@@ -150,7 +163,7 @@ export interface CaseResult {
 export interface CheckBatch {
   object: 'check_batch'
   version: CheckerVersion
-  recordTrust: 'caller_supplied_unverified'
+  recordTrust: 'caller_supplied_unverified' | 'receipts_verified'
   /** True when every case passes. */
   pass: boolean
   results: CaseResult[]

@@ -45,8 +45,9 @@ Usage:
   curbi recorder SUBCOMMAND --db DB ...
                                 The durable recorder: init, grant, attest, confirm, reconcile, held, checkpoint,
                                 bundle, receipt, keys, status (curbi recorder help; docs/RECORDER.md)
-  curbi vectors [--out DIR] [--check]
-                                Write the Proof of Action vectors (default vectors/proof), or check DIR
+  curbi vectors [--out DIR] [--check-file FILE] [--check]
+                                Write the Proof of Action vectors (default vectors/proof) and the receipt
+                                check vectors (default vectors/check/99-receipts.json), or check both
                                 against the generator byte for byte
   curbi help | --help           Show this help
   curbi --version               Show the version and the current checker version

@@ -5,10 +5,13 @@
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
+pub use crate::check::{Clock, ReceiptVerifier};
 use crate::check::{CompiledCase, CompiledPolicy, CompiledRecord};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json;
-use crate::policy::{self, CheckRequest, CheckerVersion, Replies};
+use crate::policy::{self, CheckRequest, CheckerVersion, Replies, Verify};
 pub use crate::proof::verify::Verifier;
 pub use crate::wire::*;
 
@@ -17,6 +20,17 @@ impl CompiledPolicy {
     /// relative to the policy (`/prices/0/item`).
     pub fn from_json(bytes: &[u8]) -> Result<CompiledPolicy> {
         Ok(CompiledPolicy::new(policy::parse_policy(&json::read(bytes)?)?))
+    }
+
+    /// [`CompiledPolicy::from_json`] checking claimed actions against signed receipts: `receipts` is a receipt
+    /// verifier document `{"keys": JWKS, "allowTest"?, "now"?}` ([`ReceiptVerifier::from_json`]); its errors carry
+    /// paths inside it. Empty `receipts` means none.
+    pub fn from_json_with_receipts(policy: &[u8], receipts: &[u8]) -> Result<CompiledPolicy> {
+        let compiled = CompiledPolicy::from_json(policy)?;
+        if receipts.iter().all(u8::is_ascii_whitespace) {
+            return Ok(compiled);
+        }
+        Ok(compiled.with_receipts(Arc::new(ReceiptVerifier::from_json(receipts)?)))
     }
 }
 
@@ -30,11 +44,11 @@ impl CheckOptions {
         CheckOptions::from_value(&json::read(bytes)?)
     }
 
-    /// Reads options from a JSON value: an object with only `record` and `version`.
+    /// Reads options from a JSON value: an object with only `record`, `version` and `verify`.
     pub fn from_value(value: &Value) -> Result<CheckOptions> {
         let obj = value.as_object().ok_or_else(|| json::wrong_type("", "an options object", value))?;
-        if let Some(k) = obj.keys().find(|k| !matches!(k.as_str(), "record" | "version")) {
-            let msg = format!("unknown option '{k}' (allowed: record, version)");
+        if let Some(k) = obj.keys().find(|k| !matches!(k.as_str(), "record" | "version" | "verify")) {
+            let msg = format!("unknown option '{k}' (allowed: record, version, verify)");
             return Err(Error::new(ErrorCode::UnknownField, crate::pointer::member("", k), msg));
         }
         Ok(CheckOptions {
@@ -42,6 +56,10 @@ impl CheckOptions {
             version: match obj.get("version") {
                 Some(v) => policy::parse_version(v, "/version")?,
                 None => Default::default(),
+            },
+            verify: match obj.get("verify") {
+                Some(v) => policy::parse_verify(v, "/verify")?,
+                None => Verify::Optional,
             },
         })
     }
@@ -91,15 +109,24 @@ fn read_at(bytes: &[u8], base: &str) -> Result<Value> {
 
 /// Runs a parsed request (UTF-16 spans, the wire's unit). Its records are compiled first: a fact value that cannot
 /// be read as its kind is the request's error, after every schema error (docs/CHECK_API.md).
+/// Without receipt keys, a request offering receipts or asking `verify: "required"` is `unsupported`.
 pub fn run(req: CheckRequest) -> Result<Response> {
+    run_with(req, None)
+}
+
+/// [`run`] with receipt keys from configuration (never from the request): receipts offered are verified under them.
+pub fn run_with(req: CheckRequest, receipts: Option<&Arc<ReceiptVerifier>>) -> Result<Response> {
     let record = req.record.map(|r| CompiledRecord::compile(r, "/record")).transpose()?;
-    let options = CheckOptions { record, version: req.version };
-    let compiled = CompiledPolicy::new(req.policy);
+    let options = CheckOptions { record, version: req.version, verify: req.verify };
+    let mut compiled = CompiledPolicy::new(req.policy);
+    if let Some(v) = receipts {
+        compiled = compiled.with_receipts(v.clone());
+    }
     Ok(match req.replies {
-        Replies::One(reply) => Response::One(check_one(&compiled, &reply, &options, SpanUnit::Utf16)),
+        Replies::One(reply) => Response::One(check_one(&compiled, &reply, &options, SpanUnit::Utf16)?),
         Replies::Cases(cases) => {
             let cases = CompiledCase::compile_all(cases, "/cases")?;
-            Response::Batch(check_cases(&compiled, &cases, &options, SpanUnit::Utf16))
+            Response::Batch(check_cases(&compiled, &cases, &options, SpanUnit::Utf16)?)
         }
     })
 }
@@ -107,6 +134,11 @@ pub fn run(req: CheckRequest) -> Result<Response> {
 /// The whole Check API in one call: request body bytes in, response out, or the first error.
 pub fn check_json(body: &[u8]) -> Result<Response> {
     run(policy::parse_request(body)?)
+}
+
+/// [`check_json`] with receipt keys from configuration (a server's, a CLI's `--keys`).
+pub fn check_json_with(body: &[u8], receipts: Option<&Arc<ReceiptVerifier>>) -> Result<Response> {
+    run_with(policy::parse_request(body)?, receipts)
 }
 
 /// Lint in one call: a policy document in, `{"valid","errors","warnings"}` out (docs/LINT.md). Only a document the

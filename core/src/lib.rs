@@ -22,5 +22,5 @@ pub mod wire;
 
 pub use check::{CompiledPolicy, CompiledRecord, Finding};
 pub use error::{Error, ErrorCode, Result};
-pub use policy::{CheckRequest, CheckerVersion, Policy, Record};
+pub use policy::{CheckRequest, CheckerVersion, Policy, Record, Verify};
 pub use purchase::{Decision, Verdict, verify_action, verify_checkout};

@@ -4,8 +4,9 @@
 
 use serde::Serialize;
 
-use crate::check::{CompiledCase, CompiledPolicy, CompiledRecord, Finding, span};
-use crate::policy::CheckerVersion;
+use crate::check::{CompiledCase, CompiledPolicy, CompiledRecord, Finding, ReceiptRun, span};
+use crate::error::{Error, ErrorCode, Result};
+use crate::policy::{CheckerVersion, Verify};
 
 /// What a check result does and does not prove (seed 000's `proof` object).
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -17,8 +18,12 @@ pub struct ProofScope {
     pub authorization_granted: bool,
 }
 
-/// Caller records are never verified by the reply check.
+/// The record is the caller's word: effects count as stated (receipts offered with `verify: "optional"` may back
+/// claims too, but an effect still can).
 pub const RECORD_TRUST: &str = "caller_supplied_unverified";
+/// `verify: "required"` with a receipt verifier: claimed actions counted only through signed receipts verified
+/// under the configured keys. Facts and the subject remain the caller's (`proof.factsAuthenticated` stays false).
+pub const RECORD_TRUST_RECEIPTS: &str = "receipts_verified";
 
 pub const PROOF: ProofScope = ProofScope {
     scope: "operation_and_subject_only",
@@ -69,12 +74,14 @@ pub fn findings_in(reply: &str, findings: Vec<Finding>, unit: SpanUnit) -> Vec<W
         .collect()
 }
 
-/// The record and checker version one check runs with: `{"record": {...}, "version": "..."}`, both optional. Read
-/// once (`api::CheckOptions::from_json`) and reused for any number of replies.
+/// The record, checker version and receipt mode one check runs with: `{"record": {...}, "version": "...",
+/// "verify": "optional" | "required"}`, each optional. Read once (`api::CheckOptions::from_json`) and reused for any
+/// number of replies.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
     pub record: Option<CompiledRecord>,
     pub version: CheckerVersion,
+    pub verify: Verify,
 }
 
 /// The response to one reply.
@@ -130,10 +137,19 @@ fn to_json<T: Serialize>(value: &T) -> String {
 impl CheckResponse {
     /// The response for one reply's findings (spans already in the caller's unit).
     pub fn new(version: CheckerVersion, findings: Vec<WireFinding>) -> CheckResponse {
+        CheckResponse::with_trust(version, RECORD_TRUST, findings)
+    }
+
+    /// The response with the `recordTrust` the check stated ([`find_one`]).
+    pub fn with_trust(
+        version: CheckerVersion,
+        record_trust: &'static str,
+        findings: Vec<WireFinding>,
+    ) -> CheckResponse {
         CheckResponse {
             object: "check",
             version: version.as_str(),
-            record_trust: RECORD_TRUST,
+            record_trust,
             pass: findings.is_empty(),
             findings,
             proof: PROOF,
@@ -149,10 +165,15 @@ impl CheckResponse {
 impl BatchResponse {
     /// The response for `cases`, one result per case in order.
     pub fn new(version: CheckerVersion, results: Vec<CaseResult>) -> BatchResponse {
+        BatchResponse::with_trust(version, RECORD_TRUST, results)
+    }
+
+    /// The response with the `recordTrust` the check stated ([`find_cases`]).
+    pub fn with_trust(version: CheckerVersion, record_trust: &'static str, results: Vec<CaseResult>) -> BatchResponse {
         BatchResponse {
             object: "check_batch",
             version: version.as_str(),
-            record_trust: RECORD_TRUST,
+            record_trust,
             pass: results.iter().all(|r| r.pass),
             results,
             proof: PROOF,
@@ -180,13 +201,29 @@ impl Response {
     }
 }
 
-/// Checks one reply with a compiled policy: the response with spans in `unit`.
-pub fn check_one(policy: &CompiledPolicy, reply: &str, options: &CheckOptions, unit: SpanUnit) -> CheckResponse {
-    respond(policy, reply, options.record.as_ref(), options.version, unit)
+/// One reply's findings (byte offsets into the reply) and the `recordTrust` its response states: what
+/// [`check_one`] serializes, for surfaces that convert spans to their own unit. `Err` (`unsupported`) when the record
+/// offers receipts or `verify` is `"required"` but the policy was compiled without receipt keys.
+pub fn find_one(policy: &CompiledPolicy, reply: &str, options: &CheckOptions) -> Result<(Vec<Finding>, &'static str)> {
+    let mut run = receipt_run(policy, options.verify, [(options.record.as_ref(), "/record")])?;
+    let trust = record_trust(options.verify, run.is_some());
+    Ok((policy.check_with(reply, options.record.as_ref(), options.version, run.as_mut()), trust))
 }
 
-/// [`check_one`] with the record and version given apart (no options value needed).
-pub fn respond(
+/// Checks one reply with a compiled policy: the response with spans in `unit` ([`find_one`]'s errors).
+pub fn check_one(
+    policy: &CompiledPolicy,
+    reply: &str,
+    options: &CheckOptions,
+    unit: SpanUnit,
+) -> Result<CheckResponse> {
+    let (found, trust) = find_one(policy, reply, options)?;
+    Ok(CheckResponse::with_trust(options.version, trust, findings_in(reply, found, unit)))
+}
+
+/// One reply against caller records only, for callers that never take receipts (exports and regressions, whose
+/// records are refused when they hold any).
+pub(crate) fn respond(
     policy: &CompiledPolicy,
     reply: &str,
     record: Option<&CompiledRecord>,
@@ -196,21 +233,75 @@ pub fn respond(
     CheckResponse::new(version, findings_in(reply, policy.check(reply, record, version), unit))
 }
 
-/// Checks cases with a compiled policy, one result per case in order; a case's own `record` replaces the options'.
+/// Each case's findings (byte offsets) in order, and the `recordTrust` of the batch: what [`check_cases`]
+/// serializes. A case's own `record` replaces the options'. Receipts are used up across the whole batch: one
+/// receipt backs at most one claim in a request.
+pub fn find_cases(
+    policy: &CompiledPolicy,
+    cases: &[CompiledCase],
+    options: &CheckOptions,
+) -> Result<(Vec<Vec<Finding>>, &'static str)> {
+    let paths: Vec<String> = (0..cases.len()).map(|i| format!("/cases/{i}/record")).collect();
+    let records = std::iter::once((options.record.as_ref(), "/record"))
+        .chain(cases.iter().zip(&paths).map(|(c, p)| (c.record.as_ref(), p.as_str())));
+    let mut run = receipt_run(policy, options.verify, records)?;
+    let trust = record_trust(options.verify, run.is_some());
+    let found = cases
+        .iter()
+        .map(|c| {
+            policy.check_with(&c.reply, c.record.as_ref().or(options.record.as_ref()), options.version, run.as_mut())
+        })
+        .collect();
+    Ok((found, trust))
+}
+
+/// Checks cases with a compiled policy, one result per case in order ([`find_cases`]).
 pub fn check_cases(
     policy: &CompiledPolicy,
     cases: &[CompiledCase],
     options: &CheckOptions,
     unit: SpanUnit,
-) -> BatchResponse {
+) -> Result<BatchResponse> {
+    let (found, trust) = find_cases(policy, cases, options)?;
     let results: Vec<CaseResult> = cases
         .iter()
+        .zip(found)
         .enumerate()
-        .map(|(index, c)| {
-            let record = c.record.as_ref().or(options.record.as_ref());
-            let findings = findings_in(&c.reply, policy.check(&c.reply, record, options.version), unit);
+        .map(|(index, (c, found))| {
+            let findings = findings_in(&c.reply, found, unit);
             CaseResult { index, id: c.id.clone(), pass: findings.is_empty(), findings }
         })
         .collect();
-    BatchResponse::new(options.version, results)
+    Ok(BatchResponse::with_trust(options.version, trust, results))
+}
+
+fn record_trust(verify: Verify, receipts: bool) -> &'static str {
+    if receipts && verify == Verify::Required { RECORD_TRUST_RECEIPTS } else { RECORD_TRUST }
+}
+
+/// Receipt checking for one request: `None` when no record offers a receipt and `verify` is `"optional"` (the
+/// check is then exactly the caller-record check), an error when receipts need keys the policy was compiled without.
+fn receipt_run<'p, 'r>(
+    policy: &'p CompiledPolicy,
+    verify: Verify,
+    records: impl IntoIterator<Item = (Option<&'r CompiledRecord>, &'r str)>,
+) -> Result<Option<ReceiptRun<'p>>> {
+    let offering = records.into_iter().find(|(r, _)| r.is_some_and(|r| !r.receipts.is_empty())).map(|(_, p)| p);
+    if offering.is_none() && verify == Verify::Optional {
+        return Ok(None);
+    }
+    match policy.receipts() {
+        Some(verifier) => Ok(Some(ReceiptRun::new(verifier, verify))),
+        None => {
+            let (path, what) = match offering {
+                Some(p) => (format!("{p}/receipts"), "signed receipts"),
+                None => ("/verify".to_owned(), "verify \"required\""),
+            };
+            let message = format!(
+                "receipt verification is unavailable here: {what} need receipt keys, and none are configured \
+                 (compile the policy with receipt keys; `curbi check --keys`, `curbi serve --receipt-keys`)"
+            );
+            Err(Error::new(ErrorCode::Unsupported, path, message))
+        }
+    }
 }

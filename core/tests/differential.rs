@@ -29,7 +29,7 @@ fn policy_check(policy: &str, reply: &str, options: Option<&str>, unit: SpanUnit
     let run = || -> curbi::Result<String> {
         let p = CompiledPolicy::from_json(policy.as_bytes())?;
         let o = CheckOptions::from_json(options.unwrap_or("").as_bytes())?;
-        Ok(api::check_one(&p, reply, &o, unit).to_json_string())
+        Ok(api::check_one(&p, reply, &o, unit)?.to_json_string())
     };
     answer(run())
 }

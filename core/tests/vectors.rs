@@ -8,7 +8,7 @@ use serde_json::Value;
 use common::{group_files, load, vectors};
 
 /// Checks a group file's shape (vectors/README.md): description, non-empty cases, each with description, request,
-/// expected.
+/// expected, and optionally `receipts` (the receipt keys the policy is compiled with).
 fn check_shape(file: &str, doc: &Value) {
     assert!(doc["description"].is_string(), "{file}: group needs a description");
     let cases = doc["cases"].as_array().unwrap_or_else(|| panic!("{file}: cases must be an array"));
@@ -16,7 +16,10 @@ fn check_shape(file: &str, doc: &Value) {
     for (i, c) in cases.iter().enumerate() {
         let obj = c.as_object().unwrap_or_else(|| panic!("{file}#{i}: case must be an object"));
         for k in obj.keys() {
-            assert!(["description", "request", "expected"].contains(&k.as_str()), "{file}#{i}: unknown member {k}");
+            assert!(
+                ["description", "request", "expected", "receipts"].contains(&k.as_str()),
+                "{file}#{i}: unknown member {k}"
+            );
         }
         assert!(c["description"].as_str().is_some_and(|d| !d.is_empty()), "{file}#{i}: needs a description");
         assert!(c["request"].is_object(), "{file}#{i}: request must be an object");
@@ -63,7 +66,11 @@ fn check_vectors() {
         for (i, case) in doc["cases"].as_array().unwrap().iter().enumerate() {
             ran += 1;
             let body = serde_json::to_vec(&case["request"]).unwrap();
-            let got: Value = match curbi::api::check_json(&body) {
+            let keys = case.get("receipts").map(|r| {
+                let bytes = serde_json::to_vec(r).unwrap();
+                std::sync::Arc::new(curbi::api::ReceiptVerifier::from_json(&bytes).unwrap())
+            });
+            let got: Value = match curbi::api::check_json_with(&body, keys.as_ref()) {
                 Ok(r) => serde_json::from_str(&r.to_json_string()).unwrap(),
                 Err(e) => serde_json::json!({"error": {"code": e.code.as_str(), "path": e.path}}),
             };

@@ -129,6 +129,28 @@ pub extern "C" fn curbi_policy_compile(
     })
 }
 
+/// Compiles a policy that checks claimed actions against signed receipts (docs/CHECKER.md §Receipts):
+/// `receipts_json` is `{"keys": JWKS, "allowTest"?: bool, "now"?: "RFC 3339"}` — the receipt keys you trust, whether
+/// test keys count, and a fixed clock (the system clock when absent). NULL/0 means no receipt keys, as
+/// `curbi_policy_compile`. Errors in the receipts document carry paths inside it (`/keys/0/x`).
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_policy_compile_with_receipts(
+    policy_json: *const u8,
+    policy_len: usize,
+    receipts_json: *const u8,
+    receipts_len: usize,
+    policy_out: *mut *mut curbi_policy,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    guard(error_out, || {
+        ptr::check_out(policy_out)?;
+        let (policy, receipts) = (ptr::bytes_in(policy_json, policy_len)?, ptr::bytes_in(receipts_json, receipts_len)?);
+        let handle = curbi_policy { inner: CompiledPolicy::from_json_with_receipts(policy, receipts)? };
+        ptr::write_out(policy_out, handle);
+        Ok(())
+    })
+}
+
 /// A document in, a new handle out: the shape of every constructor.
 fn new_handle<T>(
     input: *const u8,
@@ -152,7 +174,8 @@ pub extern "C" fn curbi_policy_free(policy: *mut curbi_policy) {
 }
 
 /// Checks one reply (UTF-8 bytes) with a compiled policy. `options_json` may be NULL/0 or
-/// `{"record": {...}, "version": "..."}`. On success writes the response document to `*result_out`, with spans in
+/// `{"record": {...}, "version": "...", "verify": "optional" | "required"}`; receipts in the record need a policy
+/// compiled with receipt keys (`CURBI_STATUS_INVALID_INPUT`, code `unsupported`, otherwise). On success writes the response document to `*result_out`, with spans in
 /// UTF-8 **bytes** of `reply`. Thread-safe: many threads may check with one policy at once.
 #[unsafe(no_mangle)]
 pub extern "C" fn curbi_policy_check(
@@ -174,7 +197,7 @@ pub extern "C" fn curbi_policy_check(
             return Err(Failure(curbi_status::InvalidUtf8, Some(e)));
         };
         let options = CheckOptions::from_json(options)?;
-        document(result_out, api::check_one(&p.inner, reply, &options, SpanUnit::Utf8).to_json_string());
+        document(result_out, api::check_one(&p.inner, reply, &options, SpanUnit::Utf8)?.to_json_string());
         Ok(())
     })
 }

@@ -18,4 +18,4 @@ pub use canonical::{canonical, canonical_pretty};
 pub use fixtures::{FIXTURES, Fixture, ORIGIN, T0, TENANT};
 pub use keys::{OTHER_KEY_SEED, TEST_KEY_SEED, WITNESS_NAMES, WITNESS_SEEDS, key_from_text, test_key};
 pub use large::large_bundle;
-pub use vectors::generate;
+pub use vectors::{check_receipts, generate};

@@ -51,15 +51,34 @@ pub struct Policy {
 }
 
 /// Validates and compiles a policy (the Check API's `policy` member), as an object or JSON text. Throws a
-/// `CurbiError` whose `path` points into the policy document (e.g. `/prices/0/item`).
-#[napi(ts_args_type = "policy: PolicyDocument | string")]
-pub fn compile_policy(env: Env, policy: Unknown) -> napi::Result<Policy> {
-    guarded(|| compile(&env, policy)).map_err(|e| js_error(&env, e))
+/// `CurbiError` whose `path` points into the policy document (e.g. `/prices/0/item`). With `receipts` (the receipt
+/// keys you trust: `{keys, allowTest?, now?}`), claimed actions are checked against signed receipts in the record
+/// (docs/CHECKER.md §Receipts); errors in it carry paths inside it (`/keys/0/x`).
+#[napi(ts_args_type = "policy: PolicyDocument | string, receipts?: ReceiptKeys | string | undefined | null")]
+pub fn compile_policy(env: Env, policy: Unknown, receipts: Option<Unknown>) -> napi::Result<Policy> {
+    guarded(|| compile(&env, policy, receipts)).map_err(|e| js_error(&env, e))
 }
 
-fn compile(env: &Env, value: Unknown) -> Result<Policy, Error> {
+fn compile(env: &Env, value: Unknown, receipts: Option<Unknown>) -> Result<Policy, Error> {
     let text = document_text(env, value, "policy")?;
-    Ok(Policy { inner: Arc::new(CompiledPolicy::from_json(text.as_bytes())?) })
+    let receipts = receipts_text(env, receipts)?.unwrap_or_default();
+    Ok(Policy { inner: Arc::new(CompiledPolicy::from_json_with_receipts(text.as_bytes(), receipts.as_bytes())?) })
+}
+
+/// The receipt keys document, when one was passed (`undefined` and `null` mean none).
+fn receipts_text(env: &Env, value: Option<Unknown>) -> Result<Option<String>, Error> {
+    match value {
+        Some(v) if !matches!(v.get_type().ok(), Some(ValueType::Undefined | ValueType::Null)) => {
+            document_text(env, v, "receipts").map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// One receipt verifier per process-wide document: the server-style one-call `check(request, receipts)` compiles
+/// it per call, so its cache lives for that call only.
+fn verifier(text: Option<String>) -> Result<Option<Arc<api::ReceiptVerifier>>, Error> {
+    text.map(|t| api::ReceiptVerifier::from_json(t.as_bytes()).map(Arc::new)).transpose()
 }
 
 /// Check options read once (`{record, version}`, validated), to check many replies against the same record
@@ -124,14 +143,14 @@ impl Options {
 
 /// Checks one reply against a compiled policy, spans in UTF-16 code units.
 fn check_one(policy: &CompiledPolicy, reply: &str, options: &Options) -> Result<api::CheckResponse, Error> {
-    options.with(|o| Ok(api::check_one(policy, reply, o, SpanUnit::Utf16)))
+    options.with(|o| api::check_one(policy, reply, o, SpanUnit::Utf16))
 }
 
 /// Checks `cases` (JSON text of the array) against a compiled policy. Errors in a case have the paths of a Check API
 /// request (`/cases/0/reply`); a case's own `record` replaces the one in `options`.
 fn check_cases(policy: &CompiledPolicy, cases: &str, options: &Options) -> Result<api::BatchResponse, Error> {
     let cases = Cases::from_json(cases.as_bytes())?;
-    options.with(|o| Ok(api::check_cases(policy, &cases.0, o, SpanUnit::Utf16)))
+    options.with(|o| api::check_cases(policy, &cases.0, o, SpanUnit::Utf16))
 }
 
 /// `cases` must be an array; its errors are reported at `/cases` as in a request.
@@ -190,17 +209,28 @@ impl Policy {
 
 /// The whole Check API in one call: a request (`{policy, reply | cases, record?, version?, verify?}`, as an object
 /// or JSON text) in, the response document out, spans in UTF-16 code units. Throws a `CurbiError` with the first
-/// error in schema order, its `path` pointing into the request.
-#[napi(ts_args_type = "request: CheckRequest | string", ts_return_type = "CheckResponse")]
-pub fn check(env: Env, request: Unknown) -> napi::Result<Unknown<'static>> {
-    let run = || api::check_json(document_text(&env, request, "request")?.as_bytes());
+/// error in schema order, its `path` pointing into the request. `receipts` are the receipt keys you trust
+/// (configuration, never part of the request); without them, receipts and `verify: 'required'` are `unsupported`.
+#[napi(
+    ts_args_type = "request: CheckRequest | string, receipts?: ReceiptKeys | string | undefined | null",
+    ts_return_type = "CheckResponse"
+)]
+pub fn check(env: Env, request: Unknown, receipts: Option<Unknown>) -> napi::Result<Unknown<'static>> {
+    let run = || {
+        let keys = verifier(receipts_text(&env, receipts)?)?;
+        api::check_json_with(document_text(&env, request, "request")?.as_bytes(), keys.as_ref())
+    };
     guarded(run).map_err(|e| js_error(&env, e)).and_then(|r| result::response(&env, r))
 }
 
 /// `check` on the libuv thread pool: the request is parsed, compiled and checked off the event loop.
-#[napi(ts_args_type = "request: CheckRequest | string", ts_return_type = "Promise<CheckResponse>")]
-pub fn check_async(env: Env, request: Unknown) -> AsyncTask<CheckTask> {
-    AsyncTask::new(CheckTask { job: document_text(&env, request, "request").map(Job::Request) })
+#[napi(
+    ts_args_type = "request: CheckRequest | string, receipts?: ReceiptKeys | string | undefined | null",
+    ts_return_type = "Promise<CheckResponse>"
+)]
+pub fn check_async(env: Env, request: Unknown, receipts: Option<Unknown>) -> AsyncTask<CheckTask> {
+    let job = receipts_text(&env, receipts).and_then(|k| Ok(Job::Request(document_text(&env, request, "request")?, k)));
+    AsyncTask::new(CheckTask { job })
 }
 
 /// Runs a core function that takes a JSON document and answers with one (lint, regression, purchase).
@@ -335,7 +365,7 @@ impl Task for JsonTask {
 enum Job {
     One(Arc<CompiledPolicy>, String, Options),
     Cases(Arc<CompiledPolicy>, String, Options),
-    Request(String),
+    Request(String, Option<String>),
 }
 
 /// A check run on the libuv thread pool. Input errors found while reading the arguments on the JavaScript thread
@@ -355,7 +385,7 @@ impl Task for CheckTask {
             guarded(|| match job {
                 Job::One(p, reply, options) => check_one(&p, &reply, &options).map(api::Response::One),
                 Job::Cases(p, cases, options) => check_cases(&p, &cases, &options).map(api::Response::Batch),
-                Job::Request(text) => api::check_json(text.as_bytes()),
+                Job::Request(text, keys) => api::check_json_with(text.as_bytes(), verifier(keys)?.as_ref()),
             })
         }))
     }

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use curbi::api::{self, Cases, SpanUnit};
+use curbi::api::{self, Cases, CheckOptions, SpanUnit};
 use curbi::proof::verify::Mode;
 use curbi::wire::{BatchResponse, CaseResult, CheckResponse, WireFinding, findings_in};
-use curbi::{CheckerVersion, CompiledPolicy, CompiledRecord, Error, ErrorCode};
+use curbi::{CheckerVersion, CompiledPolicy, CompiledRecord, Error, ErrorCode, Verify};
 
 /// Raises a core error as the exception class of `curbi._errors` for its code (`CurbiError` or a subclass),
 /// carrying `code`, `path` and `message`. The classes are plain Python, so they can be subclassed and pickled.
@@ -168,9 +168,9 @@ struct Check {
 }
 
 impl Check {
-    fn one(reply: &str, found: Vec<curbi::Finding>, version: CheckerVersion) -> Check {
+    fn one(reply: &str, found: Vec<curbi::Finding>, version: CheckerVersion, trust: &'static str) -> Check {
         let (found, wire) = findings(reply, found);
-        let response = CheckResponse::new(version, wire);
+        let response = CheckResponse::with_trust(version, trust, wire);
         Check {
             passed: response.pass,
             version: response.version,
@@ -188,13 +188,14 @@ impl Check {
         reply: &str,
         found: Vec<curbi::Finding>,
         version: CheckerVersion,
+        trust: &'static str,
     ) -> Check {
         let (found, wire) = findings(reply, found);
         let result = CaseResult { index, id: id.clone(), pass: wire.is_empty(), findings: wire };
         Check {
             passed: result.pass,
             version: version.as_str(),
-            record_trust: curbi::wire::RECORD_TRUST,
+            record_trust: trust,
             index: Some(index),
             id,
             found,
@@ -305,39 +306,54 @@ impl PyRecord {
     }
 }
 
-/// The record and checker version of a call. A `Record` object is used as it is; a dict or str is read now.
-struct CallOptions {
-    record: Option<Arc<CompiledRecord>>,
-    version: CheckerVersion,
-}
-
-fn options(py: Python<'_>, record: Option<&Bound<'_, PyAny>>, version: Option<&str>) -> PyResult<CallOptions> {
+/// The record, checker version and receipt mode of a call, as core's options. A `Record` object is used as it
+/// is (cloned: records are small); a dict or str is read now.
+fn options(
+    py: Python<'_>,
+    record: Option<&Bound<'_, PyAny>>,
+    version: Option<&str>,
+    verify: Option<&str>,
+) -> PyResult<CheckOptions> {
     let version = match version {
         None => CheckerVersion::CURRENT,
         Some(v) => CheckerVersion::from_name(v).map_err(|e| raise(py, e))?,
     };
+    let verify = match verify {
+        None => Verify::Optional,
+        Some(v) => curbi::policy::parse_verify(&serde_json::Value::String(v.to_owned()), "/verify")
+            .map_err(|e| raise(py, e))?,
+    };
     let record = match record.filter(|r| !r.is_none()) {
         None => None,
         Some(r) => match r.cast::<PyRecord>() {
-            Ok(parsed) => Some(Arc::clone(&parsed.get().inner)),
-            Err(_) => Some(PyRecord::parse(py, r)?.inner),
+            Ok(parsed) => Some(CompiledRecord::clone(&parsed.get().inner)),
+            Err(_) => Some(CompiledRecord::clone(&PyRecord::parse(py, r)?.inner)),
         },
     };
-    Ok(CallOptions { record, version })
+    Ok(CheckOptions { record, version, verify })
 }
 
 #[pymethods]
 impl Policy {
     /// Validates and compiles a policy (a dict, or a str of JSON). Raises `CurbiError` with the path of a bad field.
+    /// With `receipts` (the receipt keys you trust: `{"keys": jwks, "allowTest"?: bool, "now"?: "RFC 3339"}`),
+    /// claimed actions are checked against the signed receipts a record offers (docs/CHECKER.md §Receipts).
     #[staticmethod]
-    fn compile(py: Python<'_>, policy: &Bound<'_, PyAny>) -> PyResult<Policy> {
+    #[pyo3(signature = (policy, receipts=None))]
+    fn compile(py: Python<'_>, policy: &Bound<'_, PyAny>, receipts: Option<&Bound<'_, PyAny>>) -> PyResult<Policy> {
         let bytes = document_bytes(py, policy, "")?;
-        Ok(Policy { inner: Arc::new(CompiledPolicy::from_json(&bytes).map_err(|e| raise(py, e))?) })
+        let keys = match receipts.filter(|r| !r.is_none()) {
+            Some(r) => document_bytes(py, r, "")?,
+            None => Vec::new(),
+        };
+        let compiled = CompiledPolicy::from_json_with_receipts(&bytes, &keys).map_err(|e| raise(py, e))?;
+        Ok(Policy { inner: Arc::new(compiled) })
     }
 
     /// Checks one reply, or `cases` (a list of `{"id"?, "reply", "record"?}`), against this policy.
-    /// `record` is what the caller says happened (unverified); `version` pins a checker version.
-    #[pyo3(signature = (reply=None, *, cases=None, record=None, version=None))]
+    /// `record` is what the caller says happened (its receipts are verified when the policy has receipt keys);
+    /// `version` pins a checker version; `verify="required"` counts claimed actions only through signed receipts.
+    #[pyo3(signature = (reply=None, *, cases=None, record=None, version=None, verify=None))]
     fn check(
         &self,
         py: Python<'_>,
@@ -345,32 +361,30 @@ impl Policy {
         cases: Option<&Bound<'_, PyAny>>,
         record: Option<&Bound<'_, PyAny>>,
         version: Option<&str>,
+        verify: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
-        let opts = options(py, record, version)?;
+        let opts = options(py, record, version, verify)?;
         match (reply, cases) {
             (Some(reply), None) => {
-                let found = self.inner.check(reply, opts.record.as_deref(), opts.version);
-                Ok(Py::new(py, Check::one(reply, found, opts.version))?.into_any())
+                let (found, trust) = api::find_one(&self.inner, reply, &opts).map_err(|e| raise(py, e))?;
+                Ok(Py::new(py, Check::one(reply, found, opts.version, trust))?.into_any())
             }
             (None, Some(cases)) => {
                 let bytes = document_bytes(py, cases, "/cases")?;
                 let Cases(cases) = Cases::from_json(&bytes).map_err(|e| raise(py, e))?;
                 let inner = Arc::clone(&self.inner);
                 // Up to 50 replies: release the GIL (and let other threads check) while Rust works.
-                let found: Vec<Vec<curbi::Finding>> = py.detach(|| {
-                    let fallback = opts.record.as_deref();
-                    cases.iter().map(|c| inner.check(&c.reply, c.record.as_ref().or(fallback), opts.version)).collect()
-                });
+                let (found, trust) = py.detach(|| api::find_cases(&inner, &cases, &opts)).map_err(|e| raise(py, e))?;
                 let mut results = Vec::with_capacity(cases.len());
                 let mut wire = Vec::with_capacity(cases.len());
                 for (index, (case, f)) in cases.into_iter().zip(found).enumerate() {
-                    let check = Check::case(index, case.id, &case.reply, f, opts.version);
+                    let check = Check::case(index, case.id, &case.reply, f, opts.version, trust);
                     if let Wire::Case(result) = &check.wire {
                         wire.push(result.clone());
                     }
                     results.push(Py::new(py, check)?);
                 }
-                let wire = BatchResponse::new(opts.version, wire);
+                let wire = BatchResponse::with_trust(opts.version, trust, wire);
                 Ok(Py::new(py, Batch { passed: wire.pass, version: wire.version, results, wire })?.into_any())
             }
             (Some(_), Some(_)) => {
@@ -390,9 +404,22 @@ impl Policy {
 }
 
 /// The Check API in one call: a request (dict or JSON str) in, the wire response dict out (UTF-16 spans).
+/// `receipts` are the receipt keys you trust (configuration, never part of the request).
 #[pyfunction]
-fn check<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, request, |b| Ok(api::check_json(b)?.to_json_string()))
+#[pyo3(signature = (request, receipts=None))]
+fn check<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    receipts: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let keys = match receipts.filter(|r| !r.is_none()) {
+        Some(r) => {
+            let bytes = document_bytes(py, r, "")?;
+            Some(Arc::new(api::ReceiptVerifier::from_json(&bytes).map_err(|e| raise(py, e))?))
+        }
+        None => None,
+    };
+    json_function(py, request, move |b| Ok(api::check_json_with(b, keys.as_ref())?.to_json_string()))
 }
 
 /// Runs a JSON-in, JSON-out core function on a dict or JSON str, with the GIL released, and returns the document

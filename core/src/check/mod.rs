@@ -5,15 +5,20 @@ pub(crate) mod datetime;
 pub(crate) mod discount;
 pub(crate) mod money;
 pub(crate) mod phrase;
+pub mod receipts;
 pub mod record;
 mod role;
 mod rules;
 pub mod span;
 pub(crate) mod text;
 
+use std::sync::Arc;
+
 use crate::decimal::Dec;
 use crate::policy::{CheckerVersion, MatchMode, Policy};
 use phrase::{Matcher, Mode, Phrase};
+pub(crate) use receipts::ReceiptRun;
+pub use receipts::{Clock, ReceiptVerifier};
 pub use record::{CompiledCase, CompiledFact, CompiledRecord, FactValue};
 
 /// One finding: which rule fired, where (byte offsets into the reply), the text there, and why.
@@ -82,6 +87,8 @@ pub struct CompiledPolicy {
     pub(crate) discounts: Vec<CDiscount>,
     pub(crate) forbid: Vec<CForbid>,
     pub(crate) actions: Vec<CAction>,
+    /// Trusted receipt keys, when the policy was compiled with them.
+    receipts: Option<Arc<ReceiptVerifier>>,
 }
 
 /// Approved amounts as a `why` lists them: `$49`, `$49 or $490`, `$9, $49 or $490`.
@@ -155,7 +162,19 @@ impl CompiledPolicy {
             .iter()
             .map(|(_, op)| CAction { op: op.clone(), why_tail: format!("\", but {op} is not DONE in the record.") })
             .collect();
-        CompiledPolicy { policy, matcher, targets, items, discounts, forbid, actions }
+        CompiledPolicy { policy, matcher, targets, items, discounts, forbid, actions, receipts: None }
+    }
+
+    /// This policy checking claimed actions against signed receipts verified under `verifier`'s keys
+    /// (docs/CHECKER.md §Receipts). One verifier may be shared by many policies; its cache is shared with it.
+    pub fn with_receipts(mut self, verifier: Arc<ReceiptVerifier>) -> CompiledPolicy {
+        self.receipts = Some(verifier);
+        self
+    }
+
+    /// The receipt verifier this policy was compiled with.
+    pub fn receipts(&self) -> Option<&ReceiptVerifier> {
+        self.receipts.as_deref()
     }
 
     /// The policy this was compiled from.
@@ -165,8 +184,20 @@ impl CompiledPolicy {
 
     /// Checks one reply against this policy and a caller-supplied record. Findings are sorted by span start, then
     /// rule; the same input always gives the same findings.
+    /// Receipts in the record are not looked at here: `wire::check_one` checks them when the policy has a verifier.
     pub fn check(&self, reply: &str, record: Option<&CompiledRecord>, version: CheckerVersion) -> Vec<Finding> {
-        rules::check(self, reply, record, version)
+        rules::check(self, reply, record, version, None)
+    }
+
+    /// [`CompiledPolicy::check`] with claimed actions judged by a request's receipts.
+    pub(crate) fn check_with(
+        &self,
+        reply: &str,
+        record: Option<&CompiledRecord>,
+        version: CheckerVersion,
+        run: Option<&mut ReceiptRun<'_>>,
+    ) -> Vec<Finding> {
+        rules::check(self, reply, record, version, run)
     }
 }
 

@@ -4,12 +4,13 @@
 use super::discount::{self, ClaimKind};
 use super::money::{self, Currency, Money};
 use super::phrase::{self, Match, Mode};
+use super::receipts::{self, Checked, ReceiptRun};
 use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::role;
 use super::text::Text;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
-use crate::policy::{CheckerVersion, UnknownAmounts};
+use crate::policy::{CheckerVersion, UnknownAmounts, Verify};
 
 /// An item named in the reply.
 #[derive(Debug, Clone, Copy)]
@@ -90,6 +91,7 @@ pub(super) fn check(
     reply: &str,
     record: Option<&CompiledRecord>,
     version: CheckerVersion,
+    run: Option<&mut ReceiptRun<'_>>,
 ) -> Vec<Finding> {
     let normalized = if version.reads_roles() { super::text::normalize(reply) } else { None };
     let orig = reply;
@@ -118,11 +120,12 @@ pub(super) fn check(
         }
     }
 
-    let money = if p.items.is_empty() && record.is_none_or(|r| r.facts.is_empty()) && p.discounts.is_empty() {
-        Vec::new()
-    } else {
-        money::find(reply, version)
-    };
+    let money =
+        if p.items.is_empty() && record.is_none_or(|r| r.facts.is_empty()) && p.discounts.is_empty() && run.is_none() {
+            Vec::new()
+        } else {
+            money::find(reply, version)
+        };
     let mut consumed = vec![false; money.len()];
 
     if let Some(r) = record {
@@ -136,12 +139,20 @@ pub(super) fn check(
             consumed[mi] = true;
         }
     }
+    // Receipts judge claimed actions before prices, so that an amount a claim states is judged against its
+    // receipt and not also as a price.
+    let receipt_mode = run.is_some();
+    if let Some(run) = run {
+        receipt_claims(&mut cx, &matches, record, &money, &mut consumed, run);
+    }
     if !p.items.is_empty() {
         prices(&mut cx, &money, &consumed);
     }
     discounts(&mut cx, &claims, &money);
     forbidden(&mut cx, &matches);
-    actions(&mut cx, &matches, record);
+    if !receipt_mode {
+        actions(&mut cx, &matches, record);
+    }
 
     let mut f = cx.findings;
     f.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.rule.cmp(&b.rule)).then(a.end.cmp(&b.end)));
@@ -379,6 +390,138 @@ fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&CompiledReco
         why.push_str(&a.why_tail);
         cx.push("action:unrecorded", t.start, t.end, why);
     }
+}
+
+/// A claimed action under receipt checking: the verb's token, its action, the amount it states, and the offered
+/// receipt backing it.
+struct Claim {
+    tok: usize,
+    action: usize,
+    amount: Option<usize>,
+    backing: Option<usize>,
+}
+
+/// `action:unverified` and `receipt:mismatch` (docs/CHECKER.md §Receipts): each affirmative claim is backed by at
+/// most one receipt that counts, and each receipt backs at most one claim in a request. With `verify: "optional"`
+/// a caller effect still backs a claim no receipt backs; with `"required"` only receipts do.
+fn receipt_claims(
+    cx: &mut Ctx<'_, '_>,
+    matches: &[Match],
+    record: Option<&CompiledRecord>,
+    money: &[Money],
+    consumed: &mut [bool],
+    run: &mut ReceiptRun<'_>,
+) {
+    let text = cx.text;
+    let mut claims: Vec<Claim> = Vec::new();
+    for m in matches {
+        let Target::Action { action } = cx.p.targets[m.entry] else {
+            continue;
+        };
+        if phrase::affirmative_claim(text, m.first, cx.version) {
+            let amount = claimed_amount(cx, m.first, money, consumed);
+            claims.push(Claim { tok: m.first, action, amount, backing: None });
+        }
+    }
+    if claims.is_empty() {
+        return;
+    }
+    let offered = receipts::offered(run, record.map_or(&[][..], |r| r.receipts.as_slice()));
+    let subject = record.and_then(|r| r.subject.as_deref());
+    let now = run.now;
+    let mut taken = vec![false; offered.len()];
+    // First every claim takes a receipt that counts for it, the one signing the amount it states if there is one.
+    for c in &mut claims {
+        let op = cx.p.actions[c.action].op.as_str();
+        let counts: Vec<usize> = (0..offered.len())
+            .filter(|&i| {
+                !taken[i]
+                    && offered[i].signed().is_some_and(|r| receipts::does_not_count(r, op, subject, now).is_none())
+            })
+            .collect();
+        let stated = c.amount.map(|mi| &money[mi]);
+        let same = |i: &&usize| {
+            stated.is_some_and(|m| offered[**i].signed().and_then(|r| receipts::same_amount(r, m)) == Some(true))
+        };
+        if let Some(&i) = counts.iter().find(same).or(counts.first()) {
+            taken[i] = true;
+            c.backing = Some(i);
+        }
+    }
+    for c in &claims {
+        let a = &cx.p.actions[c.action];
+        let t = text.toks[c.tok];
+        let written = cx.written(t.start, t.end);
+        if let Some(i) = c.backing {
+            let (Some(mi), Some(r)) = (c.amount, offered[i].signed()) else {
+                continue;
+            };
+            consumed[mi] = true;
+            if receipts::same_amount(r, &money[mi]) == Some(false) {
+                let m = money[mi];
+                let signed = receipts::signed_amount(r).unwrap_or_default();
+                let why = format!("The signed receipt for {} is {signed}, not {}.", a.op, cx.written(m.start, m.end));
+                cx.push("receipt:mismatch", m.start, m.end, why);
+            }
+            continue;
+        }
+        let effect_done = run.verify == Verify::Optional
+            && record.is_some_and(|r| r.effects.iter().any(|e| e.done && e.operation.as_deref() == Some(&a.op)));
+        // A receipt that does not count, offered for this claim: one for its operation first, then one whose
+        // signature could not be trusted, then (when nothing else backs the claim) one for another operation.
+        let free = |i: &usize| !taken[*i];
+        let same_op =
+            (0..offered.len()).filter(free).find(|&i| offered[i].signed().is_some_and(|r| r.operation == a.op));
+        let unverified = || (0..offered.len()).filter(free).find(|&i| offered[i].signed().is_none());
+        let other = || (0..offered.len()).filter(free).find(|_| !effect_done);
+        if let Some(i) = same_op.or_else(unverified).or_else(other) {
+            taken[i] = true;
+            let reason = match &*offered[i].checked {
+                Checked::Refused(m) => m.clone(),
+                Checked::Signed(r) => receipts::does_not_count(r, &a.op, subject, now).unwrap_or_default(),
+            };
+            let why = format!("Claims \"{written}\", but the receipt offered for it does not count: {reason}.");
+            cx.push("receipt:mismatch", t.start, t.end, why);
+        } else if effect_done {
+        } else if run.verify == Verify::Required {
+            let why = format!("Claims \"{written}\", but no signed receipt for {} backs it.", a.op);
+            cx.push("action:unverified", t.start, t.end, why);
+        } else {
+            let why = format!("Claims \"{written}{}", a.why_tail);
+            cx.push("action:unrecorded", t.start, t.end, why);
+        }
+    }
+    for (o, _) in offered.iter().zip(&taken).filter(|(_, t)| **t) {
+        run.used.insert(o.text.into());
+    }
+}
+
+/// The amount a claim at token `tok` states: the first one after the verb in its clause ("refunded you $50"), else
+/// the last one before it ("$50 was refunded"). Bounds ("up to $50") and negated amounts ("not $500") state none.
+fn claimed_amount(cx: &Ctx<'_, '_>, tok: usize, money: &[Money], consumed: &[bool]) -> Option<usize> {
+    let text = cx.text;
+    let t = text.toks[tok];
+    let mut before = None;
+    for (mi, m) in money.iter().enumerate() {
+        if consumed[mi] {
+            continue;
+        }
+        let Some(mt) = text.tok_containing(m.digits) else {
+            continue;
+        };
+        let at = text.toks[mt];
+        if at.sentence != t.sentence || at.clause != t.clause {
+            continue;
+        }
+        if role::comparative(text, m.start) || role::negated_amount(text, m.start, cx.version) {
+            continue;
+        }
+        if mt > tok {
+            return Some(mi);
+        }
+        before = Some(mi);
+    }
+    before
 }
 
 /// A value found in the reply for a fact.

@@ -29,27 +29,22 @@ pub fn parse_policy(value: &Value) -> Result<Policy> {
 
 /// Reads the `cases` of a request (an array of `{id?, reply, record?}`) found at `path` (`/cases` in a request).
 pub fn parse_cases(value: &Value, path: &str) -> Result<Vec<Case>> {
-    first(|r| {
-        let cases = r.cases(value, path)?;
-        for (i, c) in cases.iter().enumerate() {
-            r.unsupported_receipts(c.record.as_ref(), &member(&element(path, i), "record"));
-        }
-        Some(cases)
-    })
+    first(|r| r.cases(value, path))
 }
 
 /// Reads a `record` found at `path` (`/record` in a request).
 pub fn parse_record(value: &Value, path: &str) -> Result<Record> {
-    first(|r| {
-        let record = r.record(value, path)?;
-        r.unsupported_receipts(Some(&record), path);
-        Some(record)
-    })
+    first(|r| r.record(value, path))
 }
 
 /// Reads a checker version (the request's `version` member) found at `path`.
 pub fn parse_version(value: &Value, path: &str) -> Result<CheckerVersion> {
     first(|r| r.version(value, path))
+}
+
+/// Reads a `verify` member (`"optional"` or `"required"`) found at `path`.
+pub fn parse_verify(value: &Value, path: &str) -> Result<Verify> {
+    first(|r| r.verify(value, path))
 }
 
 /// Every schema error of a policy document, in schema order (for lint).
@@ -224,9 +219,7 @@ impl Reader {
             self.err(ErrorCode::ConflictingFields, "/cases", "send 'reply' or 'cases', not both");
         }
         let verify = match m.get("verify") {
-            Some(v) => {
-                self.enumeration(v, "/verify", &[("optional", Verify::Optional), ("required", Verify::Required)])
-            }
+            Some(v) => self.verify(v, "/verify"),
             None => Some(Verify::Optional),
         };
         let replies = match (reply, cases) {
@@ -239,23 +232,11 @@ impl Reader {
             Some(None) => return None,
             None => None,
         };
-        // Schema-valid but not supported until signed receipts land: answer clearly, never a fake pass.
-        if self.errors.is_empty() {
-            self.unsupported_receipts(record.as_ref(), "/record");
-            if let Some(Replies::Cases(cases)) = &replies {
-                for (i, c) in cases.iter().enumerate() {
-                    self.unsupported_receipts(c.record.as_ref(), &format!("/cases/{i}/record"));
-                }
-            }
-            if verify == Some(Verify::Required) {
-                self.err(
-                    ErrorCode::Unsupported,
-                    "/verify",
-                    "verify \"required\" needs signed receipt verification, which this build does not support yet",
-                );
-            }
-        }
         Some(CheckRequest { version: version?, policy: policy?, replies: replies?, record, verify: verify? })
+    }
+
+    fn verify(&mut self, v: &Value, path: &str) -> Option<Verify> {
+        self.enumeration(v, path, &[("optional", Verify::Optional), ("required", Verify::Required)])
     }
 
     /// One of the checker versions this build has (`CheckerVersion::ALL`).
@@ -267,18 +248,6 @@ impl Reader {
             self.err(ErrorCode::InvalidEnum, path, format!("'{s}' is not one of: {}", names.join(", ")));
         }
         found
-    }
-
-    fn unsupported_receipts(&mut self, record: Option<&Record>, path: &str) {
-        if let Some(r) = record
-            && !r.receipts.is_empty()
-        {
-            self.err(
-                ErrorCode::Unsupported,
-                format!("{path}/receipts"),
-                "signed receipts cannot be verified by this build yet; send them once receipt verification lands",
-            );
-        }
     }
 
     fn policy(&mut self, v: &Value, path: &str) -> Option<Policy> {

@@ -226,7 +226,9 @@ impl Regression {
         m.insert("version".into(), Value::String(self.checker.as_str().into()));
         m.insert("policy".into(), self.policy.clone());
         m.insert("cases".into(), Value::Array(cases));
-        policy::parse_request_value(&Value::Object(m)).map_err(receipts_refused)
+        let req = policy::parse_request_value(&Value::Object(m))?;
+        refuse_receipts(&req)?;
+        Ok(req)
     }
 }
 
@@ -292,18 +294,28 @@ fn ascii_json_string(s: &str) -> String {
     out
 }
 
-/// Signed receipts are refused by exports and regressions, whatever a later build can verify: a regression replays
-/// caller records only.
-fn receipts_refused(e: Error) -> Error {
-    if e.code == ErrorCode::Unsupported && e.path.ends_with("/receipts") {
-        Error::new(
+/// Signed receipts are refused by exports and regressions, whatever the build can verify: a regression replays
+/// caller records only, so its expectations never depend on keys or a clock.
+fn refuse_receipts(req: &policy::CheckRequest) -> Result<()> {
+    let mut records: Vec<(&policy::Record, String)> = Vec::new();
+    if let Some(r) = &req.record {
+        records.push((r, "/record".into()));
+    }
+    if let policy::Replies::Cases(cases) = &req.replies {
+        for (i, c) in cases.iter().enumerate() {
+            if let Some(r) = &c.record {
+                records.push((r, format!("/cases/{i}/record")));
+            }
+        }
+    }
+    match records.into_iter().find(|(r, _)| !r.receipts.is_empty()) {
+        Some((_, path)) => Err(Error::new(
             ErrorCode::Unsupported,
-            e.path,
+            format!("{path}/receipts"),
             "signed receipts cannot be exported: a regression replays caller-supplied records only, so remove \
              'receipts' (exports accept verify \"optional\" only)",
-        )
-    } else {
-        e
+        )),
+        None => Ok(()),
     }
 }
 
@@ -373,15 +385,11 @@ pub fn export_regression_pinned(request: &Value, checker: CheckerVersion) -> Res
         check.remove(k);
     }
     let mut deferred = None;
-    let req = match policy::parse_request_value(&Value::Object(check)) {
-        Ok(req) => Some(req),
-        // Schema-valid but refused: reported after the schema errors of `verify` and `title` below.
-        Err(e) if e.code == ErrorCode::Unsupported => {
-            deferred = Some(receipts_refused(e));
-            None
-        }
-        Err(e) => return Err(e),
-    };
+    let req = policy::parse_request_value(&Value::Object(check))?;
+    // Schema-valid but refused: reported after the schema errors of `verify` and `title` below.
+    if let Err(e) = refuse_receipts(&req) {
+        deferred = Some(e);
+    }
     if let Some(v) = m.get("verify") {
         one_of(v, "/verify", &["optional"], "exports use caller records, so only \"optional\" is accepted")?;
     }
@@ -392,9 +400,6 @@ pub fn export_regression_pinned(request: &Value, checker: CheckerVersion) -> Res
     if let Some(e) = deferred {
         return Err(e);
     }
-    let Some(req) = req else {
-        return Err(Error::new(ErrorCode::Internal, "", "request rejected without a reason"));
-    };
 
     let record = req.record.map(|r| CompiledRecord::compile(r, "/record")).transpose()?;
     let compiled = CompiledPolicy::new(req.policy);

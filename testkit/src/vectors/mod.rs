@@ -19,8 +19,11 @@ use crate::canonical::canonical_pretty;
 use crate::fixtures::{BOOKING, DISPATCH, DOOR, FIXTURES, ORIGIN, REFUND, T0, TENANT};
 use crate::keys::{TEST_KEY_SEED, WITNESS_NAMES, WITNESS_SEEDS, key_from_text, test_key};
 
+mod check_receipts;
 mod own;
 mod seed;
+
+pub use check_receipts::check_receipts;
 
 /// What a step of a script does with its fixture.
 #[derive(Clone, Copy, PartialEq, Eq)]
