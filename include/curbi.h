@@ -102,13 +102,27 @@ curbi_status curbi_policy_compile(const uint8_t *policy_json,
                                   curbi_bytes **error_out);
 
 /*
+ Compiles a policy that checks claimed actions against signed receipts (docs/CHECKER.md §Receipts):
+ `receipts_json` is `{"keys": JWKS, "allowTest"?: bool, "now"?: "RFC 3339"}` — the receipt keys you trust, whether
+ test keys count, and a fixed clock (the system clock when absent). NULL/0 means no receipt keys, as
+ `curbi_policy_compile`. Errors in the receipts document carry paths inside it (`/keys/0/x`).
+ */
+curbi_status curbi_policy_compile_with_receipts(const uint8_t *policy_json,
+                                                size_t policy_len,
+                                                const uint8_t *receipts_json,
+                                                size_t receipts_len,
+                                                curbi_policy **policy_out,
+                                                curbi_bytes **error_out);
+
+/*
  Frees a policy. NULL is a no-op. The handle must not be in use by another thread.
  */
 void curbi_policy_free(curbi_policy *policy);
 
 /*
  Checks one reply (UTF-8 bytes) with a compiled policy. `options_json` may be NULL/0 or
- `{"record": {...}, "version": "..."}`. On success writes the response document to `*result_out`, with spans in
+ `{"record": {...}, "version": "...", "verify": "optional" | "required"}`; receipts in the record need a policy
+ compiled with receipt keys (`CURBI_STATUS_INVALID_INPUT`, code `unsupported`, otherwise). On success writes the response document to `*result_out`, with spans in
  UTF-8 **bytes** of `reply`. Thread-safe: many threads may check with one policy at once.
  */
 curbi_status curbi_policy_check(const curbi_policy *policy,
@@ -127,6 +141,19 @@ curbi_status curbi_check(const uint8_t *request_json,
                          size_t request_len,
                          curbi_bytes **result_out,
                          curbi_bytes **error_out);
+
+/*
+ [`curbi_check`] with receipt keys from configuration (never from the request): `receipts_json` is
+ `{"keys": JWKS, "allowTest"?, "now"?}`, as `curbi_policy_compile_with_receipts`. NULL/0 means none: receipts and
+ `verify: "required"` are then `unsupported`, as with `curbi_check`. Errors in the receipts document carry paths
+ inside it.
+ */
+curbi_status curbi_check_with_receipts(const uint8_t *request_json,
+                                       size_t request_len,
+                                       const uint8_t *receipts_json,
+                                       size_t receipts_len,
+                                       curbi_bytes **result_out,
+                                       curbi_bytes **error_out);
 
 /*
  Lints a policy document: `{"valid","errors","warnings"}` (docs/LINT.md). An invalid policy is still

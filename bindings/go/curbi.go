@@ -35,3 +35,14 @@ func Check(request []byte) (*Response, error) {
 	}
 	return parseResponse(doc)
 }
+
+// CheckWithReceipts is Check with receipt keys from configuration (never from the request): receipts is
+// {"keys": JWKS, "allowTest"?: bool, "now"?: RFC 3339}, as for CompilePolicyWithReceipts. Without keys, a request
+// offering receipts or asking verify "required" is an *Error with code "unsupported".
+func CheckWithReceipts(request, receipts []byte) (*Response, error) {
+	doc, err := checkRequestWithReceipts(request, receipts)
+	if err != nil {
+		return nil, err
+	}
+	return parseResponse(doc)
+}

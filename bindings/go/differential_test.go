@@ -15,7 +15,16 @@ import (
 
 type differentialCall struct {
 	ID, Entry, Input, Policy, Reply, Bundle string
-	Options, Record, Version                *string
+	Options, Record, Version, Verify        *string
+	// Receipts is the receipt keys the policy is compiled with (JSON text), when the vector has them.
+	Receipts *string
+}
+
+func (c differentialCall) receipts() []byte {
+	if c.Receipts == nil {
+		return nil
+	}
+	return []byte(*c.Receipts)
 }
 
 // errorLine writes an error as every binding does: {"error":{"code","message","path"}}.
@@ -42,13 +51,13 @@ func differentialOut(t *testing.T, c differentialCall) ([]byte, error) {
 	in := []byte(c.Input)
 	switch c.Entry {
 	case "check":
-		r, err := Check(in)
+		r, err := CheckWithReceipts(in, c.receipts())
 		if err != nil {
 			return nil, err
 		}
 		return r.Document, nil
 	case "policy_check":
-		p, err := CompilePolicy([]byte(c.Policy))
+		p, err := CompilePolicyWithReceipts([]byte(c.Policy), c.receipts())
 		if err != nil {
 			return nil, err
 		}
@@ -60,6 +69,9 @@ func differentialOut(t *testing.T, c differentialCall) ([]byte, error) {
 		}
 		if c.Version != nil {
 			opts.Version = *c.Version
+		}
+		if c.Verify != nil {
+			opts.Verify = *c.Verify
 		}
 		r, err := p.Check(c.Reply, opts)
 		if err != nil {

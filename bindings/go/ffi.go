@@ -130,6 +130,14 @@ func compilePolicy(policyJSON []byte) (*C.curbi_policy, error) {
 	}, freePolicy)
 }
 
+// compilePolicyWithReceipts calls curbi_policy_compile_with_receipts. The caller owns the returned handle.
+func compilePolicyWithReceipts(policyJSON, receipts []byte) (*C.curbi_policy, error) {
+	r, rn := cBytes(receipts)
+	return newHandle(policyJSON, "policy", func(p *C.uint8_t, n C.size_t, h **C.curbi_policy, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_policy_compile_with_receipts(p, n, r, rn, h, e)
+	}, freePolicy)
+}
+
 // freePolicy calls curbi_policy_free; NULL is a no-op.
 func freePolicy(handle *C.curbi_policy) {
 	C.curbi_policy_free(handle)
@@ -194,6 +202,15 @@ func checkRequest(request []byte) ([]byte, error) {
 	p, n := cBytes(request)
 	var result, errDoc *C.curbi_bytes
 	st := C.curbi_check(p, n, &result, &errDoc)
+	return outcome(st, result, errDoc)
+}
+
+// checkRequestWithReceipts calls curbi_check_with_receipts.
+func checkRequestWithReceipts(request, receipts []byte) ([]byte, error) {
+	p, n := cBytes(request)
+	r, rn := cBytes(receipts)
+	var result, errDoc *C.curbi_bytes
+	st := C.curbi_check_with_receipts(p, n, r, rn, &result, &errDoc)
 	return outcome(st, result, errDoc)
 }
 

@@ -27,6 +27,8 @@ type vectorCase struct {
 	Description string
 	Request     json.RawMessage
 	Expected    json.RawMessage
+	// Receipts is the receipt keys the policy is compiled with (vectors/README.md); nil for none.
+	Receipts json.RawMessage
 }
 
 func (c vectorCase) name() string {
@@ -60,8 +62,12 @@ func loadVectors(t *testing.T) []vectorCase {
 			t.Fatalf("%s: needs a non-empty cases array (%v)", f, err)
 		}
 		for i, c := range cases {
-			if len(c) != 3 {
-				t.Fatalf("%s case %d: needs exactly description, request, expected; has %d members", f, i, len(c))
+			_, hasReceipts := c["receipts"]
+			if len(c) != 3 && !(len(c) == 4 && hasReceipts) {
+				t.Fatalf("%s case %d: needs exactly description, request, expected (and receipts); has %d members", f, i, len(c))
+			}
+			if hasReceipts && !isObject(c["receipts"]) {
+				t.Fatalf("%s case %d: receipts must be an object", f, i)
 			}
 			var cdesc string
 			if err := json.Unmarshal(c["description"], &cdesc); err != nil || cdesc == "" {
@@ -72,7 +78,7 @@ func loadVectors(t *testing.T) []vectorCase {
 					t.Fatalf("%s case %d: %s must be an object", f, i, k)
 				}
 			}
-			out = append(out, vectorCase{filepath.Base(f), i, cdesc, c["request"], c["expected"]})
+			out = append(out, vectorCase{filepath.Base(f), i, cdesc, c["request"], c["expected"], c["receipts"]})
 		}
 	}
 	return out

@@ -34,6 +34,21 @@ func CompilePolicy(policyJSON []byte) (*Policy, error) {
 	return p, nil
 }
 
+// CompilePolicyWithReceipts compiles a policy that checks claimed actions against the signed receipts a record
+// offers (docs/CHECKER.md, Receipts). receipts is the receipt keys you trust: {"keys": JWKS, "allowTest"?: bool,
+// "now"?: RFC 3339} (the system clock when "now" is absent); its errors carry paths inside it, e.g. "/keys/0/x".
+// Empty receipts compiles as CompilePolicy does.
+func CompilePolicyWithReceipts(policyJSON, receipts []byte) (*Policy, error) {
+	handle, err := compilePolicyWithReceipts(policyJSON, receipts)
+	if err != nil {
+		return nil, err
+	}
+	p := &Policy{}
+	p.h.hold(handle, freePolicy, "Policy")
+	runtime.SetFinalizer(p, (*Policy).finalize)
+	return p, nil
+}
+
 // CompilePolicyValue marshals v with encoding/json and compiles the result. Pass a []byte to CompilePolicy
 // instead: encoding/json would turn it into a base64 string.
 func CompilePolicyValue(v any) (*Policy, error) {
@@ -53,6 +68,9 @@ type CheckOptions struct {
 	// Version pins a checker version ("2026-12-01", "2026-11-01", "2026-10-27"); "" is the current one
 	// (2026-12-01).
 	Version string
+	// Verify is "optional" (the default when "") or "required": only signed receipts back claimed actions. Receipts
+	// and "required" need a policy compiled with CompilePolicyWithReceipts.
+	Verify string
 }
 
 // encode writes the options document of curbi_policy_check; nil when there is nothing to send.
@@ -76,6 +94,9 @@ func (o *CheckOptions) encode() ([]byte, error) {
 	}
 	if o.Version != "" {
 		doc["version"] = o.Version
+	}
+	if o.Verify != "" {
+		doc["verify"] = o.Verify
 	}
 	if len(doc) == 0 {
 		return nil, nil

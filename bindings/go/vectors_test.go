@@ -29,9 +29,12 @@ func TestVectorsCheckAPI(t *testing.T) {
 
 func runCheckAPIVector(t *testing.T, c vectorCase) {
 	// The document exactly as the library wrote it.
-	raw, rawErr := checkRequest(c.Request)
+	raw, rawErr := checkRequestWithReceipts(c.Request, c.Receipts)
 	// The public API: the same document parsed into Go structs.
-	resp, err := Check(c.Request)
+	resp, err := CheckWithReceipts(c.Request, c.Receipts)
+	if c.Receipts == nil { // without receipt keys, Check is the same call
+		resp, err = Check(c.Request)
+	}
 	if code, path, isErr := expectedError(t, c.Expected); isErr {
 		if resp != nil || raw != nil {
 			t.Fatalf("%s\nwant error %s at %s, got a response", c.Description, code, path)
@@ -52,7 +55,7 @@ func runCheckAPIVector(t *testing.T, c vectorCase) {
 }
 
 // policyAPIMembers are the request members Policy.Check can express: the policy, the reply and the options.
-var policyAPIMembers = map[string]bool{"policy": true, "reply": true, "record": true, "version": true}
+var policyAPIMembers = map[string]bool{"policy": true, "reply": true, "record": true, "version": true, "verify": true}
 
 // TestVectorsPolicyAPI runs every single-reply case through CompilePolicy and Policy.Check. Expected spans
 // (UTF-16) are converted to byte offsets here, by walking the reply, and compared with the library's; every
@@ -92,8 +95,10 @@ func fitsPolicyAPI(req map[string]json.RawMessage) bool {
 	if _, ok := req["policy"]; !ok || json.Unmarshal(req["reply"], &s) != nil {
 		return false
 	}
-	if v, ok := req["version"]; ok && json.Unmarshal(v, &s) != nil {
-		return false
+	for _, k := range []string{"version", "verify"} {
+		if v, ok := req[k]; ok && json.Unmarshal(v, &s) != nil {
+			return false
+		}
 	}
 	return true
 }
@@ -112,9 +117,14 @@ func runPolicyAPIVector(t *testing.T, c vectorCase, req map[string]json.RawMessa
 			t.Fatal(err)
 		}
 	}
+	if v, ok := req["verify"]; ok {
+		if err := json.Unmarshal(v, &opts.Verify); err != nil {
+			t.Fatal(err)
+		}
+	}
 	code, path, wantErr := expectedError(t, c.Expected)
 
-	p, err := CompilePolicy(req["policy"])
+	p, err := CompilePolicyWithReceipts(req["policy"], c.Receipts)
 	if err != nil {
 		// CompilePolicy's paths are relative to the policy; the Check API's to the request.
 		if !wantErr || !strings.HasPrefix(path, "/policy") {

@@ -140,7 +140,8 @@ export interface Check {
   object: 'check'
   /** The checker version that judged the reply. */
   version: CheckerVersion
-  /** Records come from the caller and are never verified by the reply check. */
+  /** `caller_supplied_unverified`: effects count as the caller states them; `receipts_verified` (verify
+   * 'required' with receipt keys): claimed actions counted only through verified signed receipts. */
   recordTrust: 'caller_supplied_unverified' | 'receipts_verified'
   /** True when no configured rule fired. */
   pass: boolean
@@ -163,6 +164,8 @@ export interface CaseResult {
 export interface CheckBatch {
   object: 'check_batch'
   version: CheckerVersion
+  /** `caller_supplied_unverified`: effects count as the caller states them; `receipts_verified` (verify
+   * 'required' with receipt keys): claimed actions counted only through verified signed receipts. */
   recordTrust: 'caller_supplied_unverified' | 'receipts_verified'
   /** True when every case passes. */
   pass: boolean
@@ -364,6 +367,8 @@ export interface AttestRequest {
   action: { agent: string; operation: string; resource: string; amount?: number; currency?: string }
   /** The user confirmed the step-up an earlier attest asked for; a DENY still refuses. */
   step_up_confirmed?: boolean
+  /** The conversation the agent acts in: its receipts come back from `receipts({ conversation })`. */
+  conversation?: string
 }
 
 /** A purchase to attest under a mandate: the purchase check on `checkout` with the recorder's own ledger; an ALLOW
@@ -375,6 +380,8 @@ export interface PurchaseAttestRequest {
   agent: string
   checkout: object
   step_up_confirmed?: boolean
+  /** The conversation the agent acts in: its receipts come back from `receipts({ conversation })`. */
+  conversation?: string
 }
 
 /** `attest`'s answer: only ALLOW (or a confirmed STEP_UP) carries an attestation. */

@@ -68,7 +68,8 @@ export interface Fact {
   value: string | number
 }
 
-/** What happened, supplied by the caller and not verified. */
+/** What happened, supplied by the caller and not verified; `receipts` (compact Curbi-signed receipts) are verified
+ * when the policy was compiled with receipt keys. */
 export interface CheckRecord {
   subject?: string
   effects?: Effect[]
@@ -76,10 +77,22 @@ export interface CheckRecord {
   receipts?: string[]
 }
 
-/** Options for checks with a compiled policy. */
+/** The receipt keys a policy trusts (docs/CHECKER.md §Receipts): configuration, never part of a request. */
+export interface ReceiptKeys {
+  /** JWKS of OKP/Ed25519 keys (the recorder's `keys()` answer, or your pinned copy of it). */
+  keys: object
+  /** Let keys tagged `curbi:test` count. */
+  allowTest?: boolean
+  /** RFC 3339: a fixed clock for expiry (tests, replays); the system clock when absent. */
+  now?: string
+}
+
+/** Options for checks with a compiled policy. `verify: 'required'` counts claimed actions only through signed
+ * receipts; it needs a policy compiled with receipt keys. */
 export interface CheckOptions {
   record?: CheckRecord
   version?: CheckerVersion
+  verify?: 'optional' | 'required'
 }
 
 /** One case of a batch; its own `record` replaces the shared one. */
@@ -127,8 +140,9 @@ export interface Check {
   object: 'check'
   /** The checker version that judged the reply. */
   version: CheckerVersion
-  /** Records come from the caller and are never verified by the reply check. */
-  recordTrust: 'caller_supplied_unverified'
+  /** `caller_supplied_unverified`: effects count as the caller states them; `receipts_verified` (verify
+   * 'required' with receipt keys): claimed actions counted only through verified signed receipts. */
+  recordTrust: 'caller_supplied_unverified' | 'receipts_verified'
   /** True when no configured rule fired. */
   pass: boolean
   /** Sorted by span start, then rule. */
@@ -150,7 +164,9 @@ export interface CaseResult {
 export interface CheckBatch {
   object: 'check_batch'
   version: CheckerVersion
-  recordTrust: 'caller_supplied_unverified'
+  /** `caller_supplied_unverified`: effects count as the caller states them; `receipts_verified` (verify
+   * 'required' with receipt keys): claimed actions counted only through verified signed receipts. */
+  recordTrust: 'caller_supplied_unverified' | 'receipts_verified'
   /** True when every case passes. */
   pass: boolean
   results: CaseResult[]
@@ -351,6 +367,8 @@ export interface AttestRequest {
   action: { agent: string; operation: string; resource: string; amount?: number; currency?: string }
   /** The user confirmed the step-up an earlier attest asked for; a DENY still refuses. */
   step_up_confirmed?: boolean
+  /** The conversation the agent acts in: its receipts come back from `receipts({ conversation })`. */
+  conversation?: string
 }
 
 /** A purchase to attest under a mandate: the purchase check on `checkout` with the recorder's own ledger; an ALLOW
@@ -362,6 +380,8 @@ export interface PurchaseAttestRequest {
   agent: string
   checkout: object
   step_up_confirmed?: boolean
+  /** The conversation the agent acts in: its receipts come back from `receipts({ conversation })`. */
+  conversation?: string
 }
 
 /** `attest`'s answer: only ALLOW (or a confirmed STEP_UP) carries an attestation. */
@@ -516,6 +536,11 @@ export declare class Recorder {
   bundle(request: BundleRequest | string): Promise<ProofBundle>
   /** A stored receipt, by `{seq}` or by `{tenant, idempotency_key}`. */
   receipt(request: { seq: number } | { tenant: string; idempotency_key: string } | string): Promise<StoredReceipt>
+  /**
+   * The newest receipts (up to `limit`, at most 50) about a subject (a resource) or from a conversation, in log
+   * order: `{receipts}`, ready for `record.receipts` to check the agent's reply against.
+   */
+  receipts(request: { subject: string; limit?: number } | { conversation: string; limit?: number } | string): Promise<{ receipts: string[] }>
   /** The log's keys as a JWKS, each with its window: the trust anchor to give verifiers. */
   keys(): Promise<RecorderKeys>
   /** The log's origin, kid, size and latest head. */
@@ -540,12 +565,13 @@ export declare class Verifier {
 /**
  * The whole Check API in one call: a request (`{policy, reply | cases, record?, version?, verify?}`, as an object
  * or JSON text) in, the response document out, spans in UTF-16 code units. Throws a `CurbiError` with the first
- * error in schema order, its `path` pointing into the request.
+ * error in schema order, its `path` pointing into the request. `receipts` are the receipt keys you trust
+ * (configuration, never part of the request); without them, receipts and `verify: 'required'` are `unsupported`.
  */
-export declare function check(request: CheckRequest | string): CheckResponse
+export declare function check(request: CheckRequest | string, receipts?: ReceiptKeys | string | undefined | null): CheckResponse
 
 /** `check` on the libuv thread pool: the request is parsed, compiled and checked off the event loop. */
-export declare function checkAsync(request: CheckRequest | string): Promise<CheckResponse>
+export declare function checkAsync(request: CheckRequest | string, receipts?: ReceiptKeys | string | undefined | null): Promise<CheckResponse>
 
 /**
  * The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding): unpadded base64url of SHA-256 over
@@ -555,9 +581,11 @@ export declare function checkoutDigest(checkout: object | string): string
 
 /**
  * Validates and compiles a policy (the Check API's `policy` member), as an object or JSON text. Throws a
- * `CurbiError` whose `path` points into the policy document (e.g. `/prices/0/item`).
+ * `CurbiError` whose `path` points into the policy document (e.g. `/prices/0/item`). With `receipts` (the receipt
+ * keys you trust: `{keys, allowTest?, now?}`), claimed actions are checked against signed receipts in the record
+ * (docs/CHECKER.md §Receipts); errors in it carry paths inside it (`/keys/0/x`).
  */
-export declare function compilePolicy(policy: PolicyDocument | string): Policy
+export declare function compilePolicy(policy: PolicyDocument | string, receipts?: ReceiptKeys | string | undefined | null): Policy
 
 /**
  * Reads the verification options (`{keys, allowTest?, mode?, now?, known?, trustBundleKeys?, witnesses?}`: a

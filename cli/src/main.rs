@@ -20,6 +20,10 @@ curbi: check what an AI agent tells a customer against explicit rules.
 Usage:
   curbi check [--pretty] FILE   Check a Check API request body (FILE, or - for stdin) and print the response JSON
   curbi check --explain FILE    The same check, printed for people: one line per finding
+  curbi check --keys KEYS [--allow-test] [--now RFC3339] FILE
+                                Also verify the record's signed receipts against the receipt keys you trust
+                                (a JWKS file; test keys only with --allow-test; a fixed clock with --now;
+                                docs/CHECKER.md §Receipts)
   curbi serve [--addr ADDR]     Serve the Check API (POST /v1/check) and MCP (POST /mcp, GET /ai.json) over HTTP
                                 (default 127.0.0.1:8787, loopback only; keys and limits: docs/MCP.md)
   curbi lint [--pretty] [--strict] POLICY
@@ -139,10 +143,21 @@ fn check_command(args: &[OsString]) -> ExitCode {
     let mut explain = false;
     let mut file: Option<&OsString> = None;
     let mut flags_done = false;
-    for arg in args {
+    let (mut keys, mut allow_test, mut now): (Option<&OsString>, bool, Option<String>) = (None, false, None);
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
         match arg.to_str() {
             Some("--pretty") if !flags_done => pretty = true,
             Some("--explain") if !flags_done => explain = true,
+            Some("--allow-test") if !flags_done => allow_test = true,
+            Some("--keys") if !flags_done => match it.next() {
+                Some(k) => keys = Some(k),
+                None => return usage_error("check: --keys needs a KEYS file (a JWKS)"),
+            },
+            Some("--now") if !flags_done => match it.next().and_then(|n| n.to_str()) {
+                Some(n) => now = Some(n.to_owned()),
+                None => return usage_error("check: --now needs an RFC 3339 date-time"),
+            },
             Some("--help" | "-h") if !flags_done => return print_out(USAGE),
             Some("--") if !flags_done => flags_done = true,
             // "-" is stdin, not a flag.
@@ -157,13 +172,21 @@ fn check_command(args: &[OsString]) -> ExitCode {
         return usage_error("check needs a FILE (or - for stdin)");
     };
 
+    if keys.is_none() && (allow_test || now.is_some()) {
+        return usage_error("check: --allow-test and --now configure receipt keys; give them with --keys KEYS");
+    }
+    let verifier = match keys.map(|k| receipt_verifier(k, allow_test, now.as_deref())).transpose() {
+        Ok(v) => v,
+        Err(status) => return status,
+    };
     let body = match read_file(file) {
         Ok(b) => b,
         Err(status) => return status,
     };
 
     // A checker panic is a bug; report it as the `internal` error document instead of a bare crash.
-    let (out, status) = match panic::catch_unwind(AssertUnwindSafe(|| curbi::api::check_json(&body))) {
+    let run = || curbi::api::check_json_with(&body, verifier.as_ref());
+    let (out, status) = match panic::catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(res)) => {
             let text = if explain {
                 explain_text(&res)
@@ -189,6 +212,41 @@ fn check_command(args: &[OsString]) -> ExitCode {
         Err(e) => {
             eprintln!("curbi: cannot write to stdout: {e}");
             ExitCode::from(EXIT_INTERNAL)
+        }
+    }
+}
+
+/// The receipt keys of `curbi check --keys`: the JWKS file, whether test keys count, and the clock.
+fn receipt_verifier(
+    keys: &OsString,
+    allow_test: bool,
+    now: Option<&str>,
+) -> Result<std::sync::Arc<curbi::api::ReceiptVerifier>, ExitCode> {
+    let bytes = read_file(keys)?;
+    let name = keys.to_string_lossy();
+    let jwks: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("curbi: {name}: not a JWKS document: {e}");
+            return Err(ExitCode::from(EXIT_INVALID));
+        }
+    };
+    let mut config = serde_json::json!({ "keys": jwks, "allowTest": allow_test });
+    if let Some(n) = now {
+        config["now"] = serde_json::Value::String(n.to_owned());
+    }
+    let text = config.to_string();
+    match curbi::api::ReceiptVerifier::from_json(text.as_bytes()) {
+        Ok(v) => Ok(std::sync::Arc::new(v)),
+        Err(e) => {
+            // Paths inside the key file are under /keys; the clock's is --now.
+            let at = if e.path == "/now" {
+                "--now".to_owned()
+            } else {
+                format!("{name} at {}", &e.path["/keys".len().min(e.path.len())..])
+            };
+            eprintln!("curbi: receipt keys: {at}: {} ({})", e.message, e.code.as_str());
+            Err(ExitCode::from(EXIT_INVALID))
         }
     }
 }

@@ -31,6 +31,9 @@ Usage:
   curbi recorder bundle --db DB [KEY] (REQUEST | --seq N... [--known FILE]...)
                                 A curbi.proof/0.1 bundle of receipts, with consistency proofs from known heads
   curbi recorder receipt --db DB [KEY] SEQ    The receipt at SEQ, its attestation and the provider's answer
+  curbi recorder receipts --db DB [KEY] REQUEST
+                                The newest receipts of {subject} or {conversation} (limit?, at most 50), for
+                                a check's record.receipts: {receipts}
   curbi recorder keys --db DB [KEY] [--out FILE]
                                 The log's JWKS with every key's window: what verifiers trust
   curbi recorder status --db DB [KEY]         The log's origin, size and latest head
@@ -173,7 +176,7 @@ pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
     };
     let (method, request) = match sub {
         "init" | "status" => ("status", body(0)),
-        "grant" | "attest" | "confirm" | "reconcile" => (sub, body(1)),
+        "grant" | "attest" | "confirm" | "reconcile" | "receipts" => (sub, body(1)),
         "checkpoint" => ("checkpoint", body(0)),
         "held" => ("held", body(0).map(|_| json!({"limit": a.limit.unwrap_or(1000)}).to_string().into_bytes())),
         "keys" => ("keys", body(0)),

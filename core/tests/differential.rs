@@ -24,10 +24,11 @@ fn answer(r: curbi::Result<String>) -> String {
     r.unwrap_or_else(|e| error_doc(&e))
 }
 
-/// `policy_check`: compile `policy`, check `reply` with `options` (JSON text or none), in `unit`.
-fn policy_check(policy: &str, reply: &str, options: Option<&str>, unit: SpanUnit) -> String {
+/// `policy_check`: compile `policy` (with `receipts` keys, JSON text or none), check `reply` with `options` (JSON
+/// text or none), in `unit`.
+fn policy_check(policy: &str, receipts: Option<&str>, reply: &str, options: Option<&str>, unit: SpanUnit) -> String {
     let run = || -> curbi::Result<String> {
-        let p = CompiledPolicy::from_json(policy.as_bytes())?;
+        let p = CompiledPolicy::from_json_with_receipts(policy.as_bytes(), receipts.unwrap_or("").as_bytes())?;
         let o = CheckOptions::from_json(options.unwrap_or("").as_bytes())?;
         Ok(api::check_one(&p, reply, &o, unit)?.to_json_string())
     };
@@ -57,27 +58,49 @@ fn single(entry: &str, input: &str) -> String {
 
 struct Calls(Vec<Value>);
 
+/// A compiled policy's inputs besides the policy and the reply: each as JSON text or none.
+#[derive(Default)]
+struct Options<'a> {
+    record: Option<String>,
+    version: Option<&'a str>,
+    verify: Option<&'a str>,
+    /// The receipt keys the policy is compiled with.
+    receipts: Option<String>,
+}
+
 impl Calls {
     fn one(&mut self, id: String, entry: &str, input: String) {
         let out = single(entry, &input);
         self.0.push(json!({"id": id, "entry": entry, "input": input, "out": out}));
     }
 
-    /// `record` (JSON text, kept as written) and `version` are also given whole as `options`, for the bindings
-    /// that take one options document (C, Node) rather than the two apart (Go, Python).
-    fn policy_check(&mut self, id: String, policy: String, reply: &str, record: Option<String>, version: Option<&str>) {
+    /// The Check API in one call with receipt keys from configuration (`check` with a `receipts` member).
+    fn check_with_receipts(&mut self, id: String, input: String, receipts: String) {
+        let verifier = api::ReceiptVerifier::from_json(receipts.as_bytes()).map(std::sync::Arc::new);
+        let out = answer(verifier.and_then(|v| Ok(api::check_json_with(input.as_bytes(), Some(&v))?.to_json_string())));
+        self.0.push(json!({"id": id, "entry": "check", "input": input, "receipts": receipts, "out": out}));
+    }
+
+    /// `record` (JSON text, kept as written), `version` and `verify` are also given whole as `options`, for the
+    /// bindings that take one options document (C, Node) rather than apart (Go, Python).
+    fn policy_check(&mut self, id: String, policy: String, reply: &str, o: Options<'_>) {
         let mut members = Vec::new();
-        if let Some(r) = &record {
+        if let Some(r) = &o.record {
             members.push(format!(r#""record":{r}"#));
         }
-        if let Some(v) = version {
+        if let Some(v) = o.version {
             members.push(format!(r#""version":{}"#, Value::String(v.to_owned())));
         }
+        if let Some(v) = o.verify {
+            members.push(format!(r#""verify":{}"#, Value::String(v.to_owned())));
+        }
         let options = (!members.is_empty()).then(|| format!("{{{}}}", members.join(",")));
-        let utf8 = policy_check(&policy, reply, options.as_deref(), SpanUnit::Utf8);
-        let utf16 = policy_check(&policy, reply, options.as_deref(), SpanUnit::Utf16);
+        let keys = o.receipts.as_deref();
+        let utf8 = policy_check(&policy, keys, reply, options.as_deref(), SpanUnit::Utf8);
+        let utf16 = policy_check(&policy, keys, reply, options.as_deref(), SpanUnit::Utf16);
         let call = json!({"id": id, "entry": "policy_check", "policy": policy, "reply": reply, "options": options,
-                          "record": record, "version": version, "out": {"utf8": utf8, "utf16": utf16}});
+                          "record": o.record, "version": o.version, "verify": o.verify, "receipts": o.receipts,
+                          "out": {"utf8": utf8, "utf16": utf16}});
         self.0.push(call);
     }
 
@@ -102,16 +125,24 @@ fn build() -> Vec<Value> {
     let mut calls = Calls(Vec::new());
     each_case("check", |id, _, case| {
         let request = &case["request"];
-        calls.one(format!("{id}/check"), "check", request.to_string());
+        let receipts = case.get("receipts").map(Value::to_string);
+        match &receipts {
+            Some(keys) => calls.check_with_receipts(format!("{id}/check"), request.to_string(), keys.clone()),
+            None => calls.one(format!("{id}/check"), "check", request.to_string()),
+        }
         // The compiled path, when the request is one reply the options can carry.
-        let fits =
-            request.as_object().unwrap().keys().all(|k| ["policy", "reply", "record", "version"].contains(&k.as_str()));
-        let version_fits = request.get("version").is_none_or(Value::is_string);
-        if fits && version_fits && request["reply"].is_string() && request["policy"].is_object() {
-            let record = request.get("record").map(Value::to_string);
-            let version = request.get("version").and_then(Value::as_str);
+        let members = ["policy", "reply", "record", "version", "verify"];
+        let fits = request.as_object().unwrap().keys().all(|k| members.contains(&k.as_str()));
+        let strings = ["version", "verify"].iter().all(|k| request.get(*k).is_none_or(Value::is_string));
+        if fits && strings && request["reply"].is_string() && request["policy"].is_object() {
+            let options = Options {
+                record: request.get("record").map(Value::to_string),
+                version: request.get("version").and_then(Value::as_str),
+                verify: request.get("verify").and_then(Value::as_str),
+                receipts,
+            };
             let reply = request["reply"].as_str().unwrap();
-            calls.policy_check(format!("{id}/policy_check"), request["policy"].to_string(), reply, record, version);
+            calls.policy_check(format!("{id}/policy_check"), request["policy"].to_string(), reply, options);
         }
     });
     each_case("lint", |id, _, case| {
@@ -150,8 +181,11 @@ fn build() -> Vec<Value> {
     each_case("documents", |id, _, case| {
         let text = case["text"].as_str().unwrap().to_owned();
         match case["entry"].as_str().unwrap() {
-            "compile_policy" => calls.policy_check(format!("{id}/policy_check"), text, "", None, None),
-            "record" => calls.policy_check(format!("{id}/policy_check"), "{}".to_owned(), "Hi", Some(text), None),
+            "compile_policy" => calls.policy_check(format!("{id}/policy_check"), text, "", Options::default()),
+            "record" => {
+                let options = Options { record: Some(text), ..Options::default() };
+                calls.policy_check(format!("{id}/policy_check"), "{}".to_owned(), "Hi", options)
+            }
             "verifier_options" => calls.verifier(format!("{id}/verifier"), text, "{}".to_owned()),
             entry => calls.one(format!("{id}/{entry}"), entry, text),
         }

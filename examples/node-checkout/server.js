@@ -1,12 +1,15 @@
 // A minimal checkout-support service on node:http: the agent's draft reply and the order record come in, and the
 // reply goes out only when curbi finds nothing wrong with it; otherwise the caller gets the findings instead.
 //
-//   POST /reply  {"reply": "...", "record": {...}?}  → 200 {"reply"}            the reply passed every rule
+//   POST /reply  {"reply": "...", "record": {...}?, "conversation"?}
+//                                                    → 200 {"reply"}            the reply passed every rule; with a
+//                                                      conversation (and a recorder), every action it claims is
+//                                                      backed by a receipt the recorder signed in that conversation
 //                                                    → 422 {"blocked", "findings"}  it did not: do not send it
 //                                                    → 400 {"error": {code, message, path}}  bad input
 //   POST /checkout {"mandate", "checkout", "ledger"?, "now"} → 200 ALLOW  /  409 STEP_UP (ask the user)  /  403 DENY,
 //                                                      each with curbi's decision document (every reason)
-//   POST /purchase {"idempotency_key", "agent", "checkout"}   (when a recorder is configured)
+//   POST /purchase {"idempotency_key", "agent", "checkout", "conversation"?}   (when a recorder is configured)
 //                                                    → 200 {"decision", "receipt", "bundle"}: the purchase was checked
 //                                                      against the mandate and the recorder's own ledger, attested,
 //                                                      paid, and its receipt signed and logged; the bundle verifies
@@ -40,7 +43,9 @@ function createCheckoutServer({
   pay,
 } = {}) {
   const compiled = curbi.compilePolicy(policy)
-  const shop = recorder ? { recorder, mandate, tenant, pay } : null
+  // Replies in a conversation are checked against the recorder's receipts, under the recorder's own keys (read once,
+  // on first use): the same policy, compiled with them.
+  const shop = recorder ? { recorder, mandate, tenant, pay, policy, signed: null } : null
 
   return createServer((req, res) => {
     handle(compiled, shop, req, res).catch((e) => {
@@ -85,15 +90,23 @@ async function handle(compiled, shop, req, res) {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return send(res, 400, error('invalid_type', 'the body must be a JSON object'))
   }
-  const { reply, record, ...rest } = body
-  const unknown = Object.keys(rest)[0]
+  const { reply, record, conversation, ...rest } = body
+  const unknown = Object.keys(rest)[0] ?? (conversation !== undefined && !shop ? 'conversation' : undefined)
   if (unknown !== undefined) return send(res, 400, error('unknown_field', `unknown member '${unknown}'`, `/${unknown}`))
 
   let result
   try {
-    // A check takes microseconds: running it inline costs less than a hop to the thread pool would.
-    // (`compiled.checkAsync` is there for large batches.)
-    result = compiled.check(reply, record === undefined ? undefined : { record })
+    if (conversation !== undefined) {
+      // The receipts this conversation's actions got, and only those: "I've charged you $191.39" against a receipt
+      // for $91.39 is receipt:mismatch; a claimed action with no receipt is action:unverified.
+      const { receipts } = await shop.recorder.receipts({ conversation })
+      shop.signed ??= curbi.compilePolicy(shop.policy, { keys: await shop.recorder.keys() })
+      result = shop.signed.check(reply, { record: { ...(record ?? {}), receipts }, verify: 'required' })
+    } else {
+      // A check takes microseconds: running it inline costs less than a hop to the thread pool would.
+      // (`compiled.checkAsync` is there for large batches.)
+      result = compiled.check(reply, record === undefined ? undefined : { record })
+    }
   } catch (e) {
     // A CurbiError: the same code and JSON pointer as the Check API (`/reply`, `/record/facts/0/value`).
     if (typeof e.code !== 'string' || typeof e.path !== 'string') throw e
@@ -128,10 +141,11 @@ async function purchase(shop, res, text) {
   } catch (e) {
     return send(res, 400, error('invalid_json', `the body is not JSON: ${e.message}`))
   }
-  const { idempotency_key, agent, checkout } = body ?? {}
+  const { idempotency_key, agent, checkout, conversation } = body ?? {}
   const key = { tenant: shop.tenant, idempotency_key }
   try {
-    const attested = await shop.recorder.attest({ ...key, mandate: shop.mandate, agent, checkout })
+    const inConversation = conversation === undefined ? {} : { conversation }
+    const attested = await shop.recorder.attest({ ...key, mandate: shop.mandate, agent, checkout, ...inConversation })
     if (!attested.attestation) {
       return send(res, attested.decision === 'STEP_UP' ? 409 : 403, attested.check)
     }

@@ -201,7 +201,15 @@ test('with a recorder, a completed purchase is attested, paid, receipted and han
       const res = await fetch(at + '/purchase', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ idempotency_key: key, agent: 'agent:shopper', checkout: { ...checkout, id } }),
+        body: JSON.stringify({ idempotency_key: key, agent: 'agent:shopper', checkout: { ...checkout, id }, conversation: 'chat-1' }),
+      })
+      return { status: res.status, body: await res.json() }
+    }
+    const say = async (reply, conversation) => {
+      const res = await fetch(at + '/reply', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ reply, conversation }),
       })
       return { status: res.status, body: await res.json() }
     }
@@ -222,6 +230,16 @@ test('with a recorder, a completed purchase is attested, paid, receipted and han
     assert.equal(again.status, 200)
     assert.deepEqual(again.body.receipt, first.body.receipt)
     assert.deepEqual(paid.map((p) => p.id), ['cs_1'])
+    // The agent's reply in that conversation, checked against the purchase's signed receipt (USD 91.39).
+    assert.equal((await say("Done — I've charged you $91.39.", 'chat-1')).status, 200)
+    const wrong = await say("Done — I've charged you $191.39.", 'chat-1')
+    assert.equal(wrong.status, 422)
+    assert.deepEqual(wrong.body.findings.map((f) => [f.rule, f.text]), [['receipt:mismatch', '$191.39']])
+    assert.equal(wrong.body.findings[0].why, 'The signed receipt for checkout.complete is USD 91.39, not $191.39.')
+    // Another conversation has no receipt for that purchase: the claim is unverified, and with no receipt to judge
+    // it against, $91.39 is an amount the policy does not approve.
+    const elsewhere = await say("Done — I've charged you $91.39.", 'chat-2')
+    assert.deepEqual(elsewhere.body.findings.map((f) => f.rule), ['action:unverified', 'price:unknown'])
   } finally {
     await new Promise((resolve) => shop.close(resolve))
     rmSync(dir, { recursive: true, force: true })

@@ -230,6 +230,33 @@ pub extern "C" fn curbi_check(
     json_call(request_json, request_len, result_out, error_out, |b| Ok(api::check_json(b)?.to_json_string()))
 }
 
+/// [`curbi_check`] with receipt keys from configuration (never from the request): `receipts_json` is
+/// `{"keys": JWKS, "allowTest"?, "now"?}`, as `curbi_policy_compile_with_receipts`. NULL/0 means none: receipts and
+/// `verify: "required"` are then `unsupported`, as with `curbi_check`. Errors in the receipts document carry paths
+/// inside it.
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_check_with_receipts(
+    request_json: *const u8,
+    request_len: usize,
+    receipts_json: *const u8,
+    receipts_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    guard(error_out, || {
+        ptr::check_out(result_out)?;
+        let (request, receipts) =
+            (ptr::bytes_in(request_json, request_len)?, ptr::bytes_in(receipts_json, receipts_len)?);
+        let keys = if receipts.is_empty() {
+            None
+        } else {
+            Some(std::sync::Arc::new(api::ReceiptVerifier::from_json(receipts)?))
+        };
+        document(result_out, api::check_json_with(request, keys.as_ref())?.to_json_string());
+        Ok(())
+    })
+}
+
 /// Lints a policy document: `{"valid","errors","warnings"}` (docs/LINT.md). An invalid policy is still
 /// `CURBI_STATUS_OK` with `valid: false`; only unreadable JSON is `CURBI_STATUS_INVALID_INPUT`.
 #[unsafe(no_mangle)]

@@ -22,7 +22,7 @@ const ROUTE: PostRoute = PostRoute {
 /// `/v1/check` for every method, so a wrong one gets our 405 document instead of an empty default body.
 pub async fn endpoint(State(server): State<Arc<Server>>, req: Request) -> Response {
     match read_json_post(req, &ROUTE, server.config.max_body, |_| Ok::<(), Refusal>(())).await {
-        Ok((_, body)) => check_body(&body),
+        Ok((_, body)) => check_body(&body, server.config.receipt_keys.as_ref()),
         Err(refusal) => {
             let code = match refusal.kind {
                 RefusalKind::MethodNotAllowed => ErrorCode::MethodNotAllowed,
@@ -43,9 +43,10 @@ pub async fn not_found(req: Request) -> Response {
 }
 
 /// Checks one request body: 200 with the response, 400 with the first schema error, 500 `internal` if the
-/// checker panics (a bug, but one request must never take the server down).
-pub fn check_body(body: &[u8]) -> Response {
-    answer(|| curbi::api::check_json(body))
+/// checker panics (a bug, but one request must never take the server down). Receipts are verified against the
+/// server's configured receipt keys; without them they are `unsupported`.
+pub fn check_body(body: &[u8], receipts: Option<&Arc<curbi::api::ReceiptVerifier>>) -> Response {
+    answer(|| curbi::api::check_json_with(body, receipts))
 }
 
 fn answer(check: impl FnOnce() -> curbi::Result<curbi::api::Response>) -> Response {

@@ -30,6 +30,9 @@ pub struct Config {
     pub allowed_hosts: Option<Vec<String>>,
     /// The merchant's recorder behind `fetch_signed_receipt`; `None` serves the demo log.
     pub recorder: Option<Arc<curbi_recorder::Recorder>>,
+    /// Receipt keys for `/v1/check` and `policy_check` (docs/CHECKER.md §Receipts); `None`: receipts and
+    /// `verify: "required"` are answered as unavailable here, as seed 000's public server does.
+    pub receipt_keys: Option<Arc<curbi::api::ReceiptVerifier>>,
 }
 
 impl Default for Config {
@@ -43,6 +46,7 @@ impl Default for Config {
             tool_rate_per_minute: DEFAULT_TOOL_RATE_PER_MINUTE,
             allowed_hosts: Some(vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]),
             recorder: None,
+            receipt_keys: None,
         }
     }
 }
@@ -91,8 +95,35 @@ impl Config {
                 .map_err(|e| format!("CURBI_MCP_RECORDER_DB {db}: {} ({})", e.message, e.code))?;
             c.recorder = Some(Arc::new(r));
         }
+        if let Some(path) = var("CURBI_RECEIPT_KEYS_FILE") {
+            c.receipt_keys =
+                Some(Arc::new(receipt_keys(&path, var("CURBI_RECEIPT_ALLOW_TEST"), var("CURBI_RECEIPT_NOW"))?));
+        }
         Ok(c)
     }
+}
+
+/// The receipt verifier of `CURBI_RECEIPT_KEYS_FILE` (a JWKS), `CURBI_RECEIPT_ALLOW_TEST` (`1` or `true`: test
+/// keys count) and `CURBI_RECEIPT_NOW` (a fixed RFC 3339 clock, for tests; the system clock otherwise).
+fn receipt_keys(
+    path: &str,
+    allow_test: Option<String>,
+    now: Option<String>,
+) -> Result<curbi::api::ReceiptVerifier, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("CURBI_RECEIPT_KEYS_FILE {path}: {e}"))?;
+    let jwks: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("CURBI_RECEIPT_KEYS_FILE {path}: not JSON: {e}"))?;
+    let allow = match allow_test.as_deref().map(str::trim) {
+        None | Some("0" | "false") => false,
+        Some("1" | "true") => true,
+        Some(other) => return Err(format!("CURBI_RECEIPT_ALLOW_TEST: '{other}' is not 1, true, 0 or false")),
+    };
+    let mut config = serde_json::json!({"keys": jwks, "allowTest": allow});
+    if let Some(n) = now {
+        config["now"] = n.into();
+    }
+    curbi::api::ReceiptVerifier::from_json(config.to_string().as_bytes())
+        .map_err(|e| format!("CURBI_RECEIPT_KEYS_FILE {path}: {} at {} ({})", e.message, e.path, e.code.as_str()))
 }
 
 /// Shared state of one server: the configuration and the rate-limit windows.

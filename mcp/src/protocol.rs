@@ -193,7 +193,9 @@ fn legacy(
             ))
         }
         "ping" => Ok(ok(id, json!({}))),
-        "tools/list" => Ok(ok(id, json!({"tools": tools::visible_tools(caller)}))),
+        "tools/list" => {
+            Ok(ok(id, json!({"tools": tools::visible_tools(caller, server.config.receipt_keys.is_some())})))
+        }
         "tools/call" => {
             let result = call(server, caller, id, params, refused, StatusCode::OK)?;
             Ok(ok(id, result))
@@ -252,7 +254,9 @@ fn modern(
             "ttlMs": TTL_MS,
             "cacheScope": "public",
         }),
-        "tools/list" => json!({"tools": tools::visible_tools(caller), "ttlMs": TTL_MS, "cacheScope": scope}),
+        "tools/list" => {
+            json!({"tools": tools::visible_tools(caller, server.config.receipt_keys.is_some()), "ttlMs": TTL_MS, "cacheScope": scope})
+        }
         "tools/call" => call(server, caller, id, params, refused, StatusCode::BAD_REQUEST)?,
         _ => {
             return Err(RpcError::new(

@@ -52,9 +52,24 @@ pub fn find(name: &str) -> Option<&'static Tool> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
-/// The definitions a caller may see: the public tools, plus the keyed tools its key's scopes allow.
-pub fn visible_tools(caller: &Caller) -> Vec<Value> {
-    TOOLS.iter().filter(|t| t.scope.is_none_or(|s| caller.has_scope(s))).map(|t| t.definition.clone()).collect()
+/// The sentence of seed 000's `policy_check` description that a server with receipt keys makes untrue.
+const NO_RECEIPTS: &str = "receipt verification is unavailable here.";
+const WITH_RECEIPTS: &str = "receipts in the record are verified against this server's configured receipt keys.";
+
+/// The definitions a caller may see: the public tools, plus the keyed tools its key's scopes allow. With receipt
+/// keys configured, `policy_check` says that it verifies receipts instead of seed 000's "unavailable here".
+pub fn visible_tools(caller: &Caller, receipts: bool) -> Vec<Value> {
+    let describe = |t: &Tool| {
+        let mut d = t.definition.clone();
+        if receipts
+            && t.name == "policy_check"
+            && let Some(text) = d["description"].as_str()
+        {
+            d["description"] = text.replace(NO_RECEIPTS, WITH_RECEIPTS).into();
+        }
+        d
+    };
+    TOOLS.iter().filter(|t| t.scope.is_none_or(|s| caller.has_scope(s))).map(describe).collect()
 }
 
 /// A tool's answer: the exact JSON text (also given as `structuredContent`) and whether it is an error.
@@ -137,7 +152,7 @@ pub fn run(tool: &Tool, args: &Value, config: &crate::config::Config) -> ToolOut
     }
     let bytes = args.to_string();
     match tool.name.as_str() {
-        "policy_check" => match curbi::api::check_json(bytes.as_bytes()) {
+        "policy_check" => match curbi::api::check_json_with(bytes.as_bytes(), config.receipt_keys.as_ref()) {
             Ok(res) => ToolOutcome::ok(res.to_json_string()),
             Err(e) => ToolOutcome::core_error(&e),
         },

@@ -39,6 +39,7 @@ fn request(key: &str) -> AttestRequest {
         },
         checkout: None,
         step_up_confirmed: false,
+        conversation: None,
     }
 }
 

@@ -10,9 +10,10 @@ use std::path::PathBuf;
 
 use crate::keyfile;
 use crate::recorder::{AttestRequest, BundleRequest, Outcome, Recorder, RecorderOptions, Select};
+use crate::store::About;
 
 /// Every method [`Recorder::call_json`] answers.
-pub const METHODS: [&str; 12] = [
+pub const METHODS: [&str; 13] = [
     "grant",
     "mandate",
     "attest",
@@ -22,6 +23,7 @@ pub const METHODS: [&str; 12] = [
     "checkpoint",
     "bundle",
     "receipt",
+    "receipts",
     "keys",
     "status",
     "set_clock",
@@ -50,6 +52,18 @@ fn text(obj: &Map<String, Value>, path: &str, name: &str) -> Result<Option<Strin
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(v) => Err(wrong(&format!("{path}/{name}"), "a string", v)),
     }
+}
+
+/// `conversation`: 1 to 256 bytes without control characters, an id the caller chooses (a chat session, a ticket).
+fn conversation(obj: &Map<String, Value>) -> Result<Option<String>, Error> {
+    let c = text(obj, "", "conversation")?;
+    if let Some(s) = &c
+        && (s.is_empty() || s.len() > 256 || s.chars().any(char::is_control))
+    {
+        let m = "a conversation id is 1 to 256 bytes without control characters";
+        return Err(Error::new(ErrorCode::InvalidValue, "/conversation", m));
+    }
+    Ok(c)
 }
 
 fn required(obj: &Map<String, Value>, path: &str, name: &str) -> Result<String, Error> {
@@ -132,7 +146,7 @@ fn attest_request(v: &Value) -> Result<AttestRequest, Error> {
     if v.get("checkout").is_some() {
         return purchase_request(v);
     }
-    let obj = object(v, "", &["tenant", "idempotency_key", "grant", "action", "step_up_confirmed"])?;
+    let obj = object(v, "", &["tenant", "idempotency_key", "grant", "action", "step_up_confirmed", "conversation"])?;
     let action =
         obj.get("action").ok_or_else(|| Error::new(ErrorCode::MissingField, "/action", "\"action\" is required"))?;
     let a = object(action, "/action", &["agent", "operation", "resource", "amount", "currency"])?;
@@ -154,13 +168,18 @@ fn attest_request(v: &Value) -> Result<AttestRequest, Error> {
         },
         checkout: None,
         step_up_confirmed: boolean(obj, "", "step_up_confirmed")?.unwrap_or(false),
+        conversation: conversation(obj)?,
     })
 }
 
 /// `{tenant, idempotency_key, mandate, agent, checkout, step_up_confirmed?}`: a purchase under a mandate. The
 /// operation, resource, amount and currency attested are the checkout's (`checkout.complete`, `checkout:<id>`).
 fn purchase_request(v: &Value) -> Result<AttestRequest, Error> {
-    let obj = object(v, "", &["tenant", "idempotency_key", "mandate", "agent", "checkout", "step_up_confirmed"])?;
+    let obj = object(
+        v,
+        "",
+        &["tenant", "idempotency_key", "mandate", "agent", "checkout", "step_up_confirmed", "conversation"],
+    )?;
     let checkout = obj.get("checkout").cloned().unwrap_or_default();
     Ok(AttestRequest {
         grant: required(obj, "", "mandate")?,
@@ -175,6 +194,7 @@ fn purchase_request(v: &Value) -> Result<AttestRequest, Error> {
         },
         checkout: Some(checkout),
         step_up_confirmed: boolean(obj, "", "step_up_confirmed")?.unwrap_or(false),
+        conversation: conversation(obj)?,
     })
 }
 
@@ -284,6 +304,26 @@ impl Recorder {
                         &self.receipt_of(&required(obj, "", "tenant")?, &required(obj, "", "idempotency_key")?)?,
                     ),
                 }
+            }
+            "receipts" => {
+                // `{"subject"} | {"conversation"}, "limit"?`: the receipts to put in `record.receipts`.
+                let obj = object(&v, "", &["subject", "conversation", "limit"])?;
+                let limit = unsigned(obj, "", "limit")?.unwrap_or(Recorder::MAX_RECEIPTS_ABOUT as u64);
+                let (subject, conv) = (text(obj, "", "subject")?, text(obj, "", "conversation")?);
+                let by = match (&subject, &conv) {
+                    (Some(s), None) => About::Subject(s),
+                    (None, Some(c)) => About::Conversation(c),
+                    (Some(_), Some(_)) => {
+                        let m = "name a subject or a conversation, not both";
+                        return Err(Error::new(ErrorCode::ConflictingFields, "/conversation", m));
+                    }
+                    (None, None) => {
+                        let m = "name a \"subject\" (a resource) or a \"conversation\"";
+                        return Err(Error::new(ErrorCode::MissingField, "/subject", m));
+                    }
+                };
+                let receipts = self.receipts_about(by, usize::try_from(limit).unwrap_or(usize::MAX))?;
+                Ok(serde_json::json!({ "receipts": receipts }).to_string())
             }
             "keys" => {
                 object(&v, "", &[])?;

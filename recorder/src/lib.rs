@@ -15,4 +15,4 @@ pub use recorder::{
     AttestRequest, Attested, BundleRequest, GrantInfo, Head, OpenAction, OpenActions, Outcome, Recorder,
     RecorderOptions, Select, Settled, StoredReceipt, SystemClock,
 };
-pub use store::{Storage, Tx};
+pub use store::{About, Storage, Tx};

@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::failpoint;
 use crate::keyfile::LoadedKey;
 use crate::sqlite::SqliteStore;
-use crate::store::{ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
+use crate::store::{About, ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
 use crate::tree::Frontier;
 
 /// Most calls one commit groups.
@@ -102,6 +102,9 @@ pub struct AttestRequest {
     pub checkout: Option<Value>,
     /// The step-up the action check asked for was confirmed by the user; a DENY still refuses.
     pub step_up_confirmed: bool,
+    /// The conversation the agent acts in, so that its receipts can be handed out to check the agent's replies
+    /// ([`Recorder::receipts_about`]). Not part of the idempotency check: the first attest's is kept.
+    pub conversation: Option<String>,
 }
 
 /// What the provider said, as [`Recorder::confirm`] and [`Recorder::reconcile`] take it.
@@ -876,6 +879,7 @@ impl Recorder {
                 created: batch.now,
                 updated: batch.now,
                 outcome_hash: None,
+                conversation: request.conversation.clone(),
             })?;
             batch.hit("attest.stored");
             match reserved {
@@ -1001,7 +1005,7 @@ impl Recorder {
                 evidence: evidence.clone(),
                 created: batch.now,
             };
-            tx.append(&row, &nodes)?;
+            tx.append(&row, &attestation.resource, &nodes)?;
             batch.hit("settle.appended");
             let state = if status == Status::Done { ActionState::Done } else { ActionState::Failed };
             tx.settle_action(&tenant, &key, state, Some(&digest), batch.now)?;
@@ -1077,6 +1081,19 @@ impl Recorder {
         self.read(|tx| {
             tx.receipt(seq)?.ok_or_else(|| err(ErrorCode::UnknownReceipt, "/seq", format!("no receipt at {seq}")))
         })
+    }
+
+    /// Most receipts handed out at once by [`Recorder::receipts_about`].
+    pub const MAX_RECEIPTS_ABOUT: usize = 50;
+
+    /// The newest receipts (at most `limit`, up to [`Recorder::MAX_RECEIPTS_ABOUT`]) about a subject (the attested
+    /// resource) or from a conversation, in log order: the `record.receipts` to check an agent's reply against.
+    pub fn receipts_about(&self, by: About<'_>, limit: usize) -> Result<Vec<String>, Error> {
+        if limit == 0 || limit > Self::MAX_RECEIPTS_ABOUT {
+            let m = format!("limit is 1 to {}", Self::MAX_RECEIPTS_ABOUT);
+            return Err(err(ErrorCode::OutOfRange, "/limit", m));
+        }
+        self.read(|tx| tx.receipts_about(by, limit))
     }
 
     /// The receipt of an action, by tenant and idempotency key.
@@ -1267,8 +1284,11 @@ impl Tx for Rehearsal<'_> {
     fn size(&self) -> Result<u64, Error> {
         self.0.size()
     }
-    fn append(&mut self, _: &ReceiptRow, _: &[(u32, u64, Hash)]) -> Result<(), Error> {
+    fn append(&mut self, _: &ReceiptRow, _: &str, _: &[(u32, u64, Hash)]) -> Result<(), Error> {
         Ok(())
+    }
+    fn receipts_about(&self, by: About<'_>, limit: usize) -> Result<Vec<String>, Error> {
+        self.0.receipts_about(by, limit)
     }
     fn receipt(&self, seq: u64) -> Result<Option<ReceiptRow>, Error> {
         self.0.receipt(seq)

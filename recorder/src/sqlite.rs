@@ -11,10 +11,10 @@ use curbi::proof::merkle::{Hash, NodeStore, leaf_hash, node_hash};
 use curbi::{Error, ErrorCode};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 
-use crate::store::{ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
+use crate::store::{About, ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 /// Tree nodes below this level are not stored: they are hashes of at most 8 receipts the receipts table already
 /// has, computed when a proof needs them. Most appends then write no node row at all (one in 16 does).
@@ -57,6 +57,8 @@ CREATE TABLE IF NOT EXISTS actions (
     created INTEGER NOT NULL,
     updated INTEGER NOT NULL,
     outcome_hash BLOB CHECK (outcome_hash IS NULL OR length(outcome_hash) = 32),
+    -- Schema 2: the conversation the caller attested it in, to hand its receipts out for checking replies.
+    conversation TEXT CHECK (conversation IS NULL OR length(conversation) BETWEEN 1 AND 256),
     UNIQUE (tenant, idempotency_key)
 );
 CREATE INDEX IF NOT EXISTS actions_open ON actions (created) WHERE state IN ('attested', 'held');
@@ -69,6 +71,19 @@ CREATE TABLE IF NOT EXISTS receipts (
     evidence BLOB NOT NULL,
     created INTEGER NOT NULL
 );
+-- Schema 2: what each receipt is about, to find the receipts of a subject or a conversation without reading the log.
+CREATE TABLE IF NOT EXISTS receipt_subjects (
+    seq INTEGER PRIMARY KEY REFERENCES receipts (seq),
+    resource TEXT NOT NULL,
+    conversation TEXT
+);
+CREATE INDEX IF NOT EXISTS receipt_subjects_resource ON receipt_subjects (resource, seq);
+CREATE INDEX IF NOT EXISTS receipt_subjects_conversation ON receipt_subjects (conversation, seq)
+    WHERE conversation IS NOT NULL;
+CREATE TRIGGER IF NOT EXISTS receipt_subjects_no_update BEFORE UPDATE ON receipt_subjects
+    BEGIN SELECT RAISE(ABORT, 'the log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS receipt_subjects_no_delete BEFORE DELETE ON receipt_subjects
+    BEGIN SELECT RAISE(ABORT, 'the log is append-only'); END;
 CREATE TABLE IF NOT EXISTS nodes (
     level INTEGER NOT NULL,
     idx INTEGER NOT NULL,
@@ -101,6 +116,24 @@ CREATE TRIGGER IF NOT EXISTS actions_settled_stay BEFORE UPDATE ON actions
     BEGIN SELECT RAISE(ABORT, 'a settled action never changes'); END;
 "#;
 
+/// Schema 1 → 2: every receipt's resource, read from its signed payload, into `receipt_subjects` (conversations
+/// were not recorded before schema 2). Runs once, in the opening transaction.
+fn migrate_subjects(c: &Connection) -> Result<(), Error> {
+    let mut read = c.prepare("SELECT seq, receipt FROM receipts ORDER BY seq").map_err(storage)?;
+    let mut insert = c
+        .prepare("INSERT INTO receipt_subjects (seq, resource, conversation) VALUES (?1, ?2, NULL)")
+        .map_err(storage)?;
+    let rows = read.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).map_err(storage)?;
+    for row in rows {
+        let (seq, text) = row.map_err(storage)?;
+        let receipt = curbi::proof::envelope::Envelope::parse(curbi::proof::envelope::Kind::Receipt, &text)
+            .and_then(|e| e.receipt())
+            .map_err(|e| Error::new(ErrorCode::Corrupt, "", format!("receipt {seq} does not read: {}", e.0)))?;
+        insert.execute(params![seq, receipt.resource]).map_err(storage)?;
+    }
+    Ok(())
+}
+
 /// Reader connections kept open beside the writer.
 const READERS: usize = 4;
 
@@ -125,6 +158,26 @@ impl SqliteStore {
             ));
         }
         immediate(&writer, &mut |c| {
+            // A schema 1 file gains the conversation column before the schema (and its new tables) is applied.
+            let actions_exist: bool = c
+                .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'actions'", [], |r| {
+                    r.get::<_, i64>(0).map(|n| n > 0)
+                })
+                .map_err(storage)?;
+            let has_conversation: bool = actions_exist
+                && c.query_row(
+                    "SELECT count(*) FROM pragma_table_info('actions') WHERE name = 'conversation'",
+                    [],
+                    |r| r.get::<_, i64>(0).map(|n| n > 0),
+                )
+                .map_err(storage)?;
+            if actions_exist && !has_conversation {
+                c.execute_batch(
+                    "ALTER TABLE actions ADD COLUMN conversation TEXT \
+                     CHECK (conversation IS NULL OR length(conversation) BETWEEN 1 AND 256);",
+                )
+                .map_err(storage)?;
+            }
             c.execute_batch(SCHEMA).map_err(storage)?;
             let version: Option<String> = c
                 .query_row("SELECT value FROM meta WHERE name = 'schema'", [], |r| r.get(0))
@@ -136,6 +189,10 @@ impl SqliteStore {
                         .map_err(storage)?;
                 }
                 Some(SCHEMA_VERSION) => {}
+                Some("1") => {
+                    migrate_subjects(c)?;
+                    c.execute("UPDATE meta SET value = ?1 WHERE name = 'schema'", [SCHEMA_VERSION]).map_err(storage)?;
+                }
                 Some(v) => {
                     return Err(Error::new(
                         ErrorCode::Corrupt,
@@ -235,7 +292,7 @@ fn to_u64(v: i64) -> Result<u64, Error> {
 }
 
 const ACTION_COLUMNS: &str = "tenant, idempotency_key, request_hash, grant_id, state, answer, attestation, created, \
-     updated, outcome_hash, reserved";
+     updated, outcome_hash, reserved, conversation";
 
 /// An action as read, before its state and hashes are checked: the row, its state text, its request hash and its
 /// outcome hash.
@@ -256,6 +313,7 @@ fn action_row(r: &Row<'_>) -> rusqlite::Result<RawAction> {
             created: r.get(7)?,
             updated: r.get(8)?,
             outcome_hash: None,
+            conversation: r.get(11)?,
         },
         state,
         r.get(2)?,
@@ -446,8 +504,9 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn insert_action(&mut self, a: &ActionRow) -> Result<(), Error> {
-        let sql =
-            format!("INSERT INTO actions ({ACTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+        let sql = format!(
+            "INSERT INTO actions ({ACTION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+        );
         let mut st = self.c.prepare_cached(&sql).map_err(storage)?;
         st.execute(params![
             a.tenant,
@@ -461,6 +520,7 @@ impl Tx for SqliteTx<'_> {
             a.updated,
             a.outcome_hash.as_ref().map(|h| h.as_slice()),
             a.reserved,
+            a.conversation,
         ])
         .map(|_| ())
         .map_err(storage)
@@ -501,7 +561,7 @@ impl Tx for SqliteTx<'_> {
         to_u64(st.query_row([], |r| r.get(0)).map_err(storage)?)
     }
 
-    fn append(&mut self, r: &ReceiptRow, nodes: &[(u32, u64, Hash)]) -> Result<(), Error> {
+    fn append(&mut self, r: &ReceiptRow, resource: &str, nodes: &[(u32, u64, Hash)]) -> Result<(), Error> {
         let mut st = self
             .c
             .prepare_cached(
@@ -515,12 +575,35 @@ impl Tx for SqliteTx<'_> {
         if inserted != 1 {
             return Err(Error::new(ErrorCode::Internal, "", "a receipt for an action that is not recorded"));
         }
+        let mut st = self
+            .c
+            .prepare_cached(
+                "INSERT INTO receipt_subjects (seq, resource, conversation) \
+                 SELECT ?1, ?2, conversation FROM actions WHERE tenant = ?3 AND idempotency_key = ?4",
+            )
+            .map_err(storage)?;
+        st.execute(params![to_i64(r.seq)?, resource, r.tenant, r.idempotency_key]).map_err(storage)?;
         let mut st =
             self.c.prepare_cached("INSERT INTO nodes (level, idx, hash) VALUES (?1, ?2, ?3)").map_err(storage)?;
         for (level, idx, hash) in nodes.iter().filter(|(level, _, _)| *level >= STORED_FROM_LEVEL) {
             st.execute(params![level, to_i64(*idx)?, hash.as_slice()]).map_err(storage)?;
         }
         Ok(())
+    }
+
+    fn receipts_about(&self, by: About<'_>, limit: usize) -> Result<Vec<String>, Error> {
+        let (column, value) = match by {
+            About::Subject(s) => ("resource", s),
+            About::Conversation(c) => ("conversation", c),
+        };
+        // The newest `limit`, then in log order.
+        let sql = format!(
+            "SELECT receipt FROM (SELECT r.seq, r.receipt FROM receipt_subjects s JOIN receipts r ON r.seq = s.seq \
+             WHERE s.{column} = ?1 ORDER BY s.seq DESC LIMIT ?2) ORDER BY seq"
+        );
+        let mut st = self.c.prepare_cached(&sql).map_err(storage)?;
+        let rows = st.query_map(params![value, to_i64(limit as u64)?], |r| r.get::<_, String>(0)).map_err(storage)?;
+        rows.collect::<rusqlite::Result<Vec<String>>>().map_err(storage)
     }
 
     fn receipt(&self, seq: u64) -> Result<Option<ReceiptRow>, Error> {

@@ -107,6 +107,15 @@ pub struct ActionRow {
     pub updated: i64,
     /// SHA-256 of the settled outcome (status and evidence), for telling a replay from a conflict.
     pub outcome_hash: Option<Hash>,
+    /// The conversation the action was attested in, when the caller named one.
+    pub conversation: Option<String>,
+}
+
+/// Which receipts to hand out: those about a subject (the attested resource) or from a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum About<'a> {
+    Subject(&'a str),
+    Conversation(&'a str),
 }
 
 /// One log entry: a receipt at its sequence number (its leaf index), with what it completes.
@@ -166,7 +175,10 @@ pub trait Tx: NodeStore<Error = Error> {
     /// The number of receipts in the log.
     fn size(&self) -> Result<u64, Error>;
     /// Appends `receipt` at `receipt.seq` (the current size) with the tree nodes it completes.
-    fn append(&mut self, receipt: &ReceiptRow, nodes: &[(u32, u64, Hash)]) -> Result<(), Error>;
+    /// Appends a receipt about `resource` (its action's conversation is recorded with it).
+    fn append(&mut self, receipt: &ReceiptRow, resource: &str, nodes: &[(u32, u64, Hash)]) -> Result<(), Error>;
+    /// The newest `limit` receipts about a subject or from a conversation, in log order.
+    fn receipts_about(&self, by: About<'_>, limit: usize) -> Result<Vec<String>, Error>;
     fn receipt(&self, seq: u64) -> Result<Option<ReceiptRow>, Error>;
     fn receipt_of(&self, tenant: &str, idempotency_key: &str) -> Result<Option<ReceiptRow>, Error>;
 

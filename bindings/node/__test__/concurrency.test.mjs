@@ -11,9 +11,13 @@ const N = 1000
 
 function job(i) {
   const v = singles[i % singles.length]
-  const { policy, reply, record, version } = v.request
-  const options = { ...(record !== undefined && { record }), ...(version !== undefined && { version }) }
-  return { v, policy: curbi.compilePolicy(policy), reply, options }
+  const { policy, reply, record, version, verify } = v.request
+  const options = {
+    ...(record !== undefined && { record }),
+    ...(version !== undefined && { version }),
+    ...(verify !== undefined && { verify }),
+  }
+  return { v, policy: curbi.compilePolicy(policy, v.receipts), reply, options }
 }
 
 test(`${N} concurrent checkAsync calls agree with sync results and the vectors`, async () => {
@@ -21,7 +25,7 @@ test(`${N} concurrent checkAsync calls agree with sync results and the vectors`,
   const jobs = Array.from({ length: N }, (_, i) => job(i))
   const sync = jobs.map((j) => j.policy.check(j.reply, j.options))
   const async = await Promise.all(jobs.map((j) => j.policy.checkAsync(j.reply, j.options)))
-  const whole = await Promise.all(jobs.map((j) => curbi.checkAsync(j.v.request)))
+  const whole = await Promise.all(jobs.map((j) => curbi.checkAsync(j.v.request, j.v.receipts)))
   const prepared = await Promise.all(jobs.map((j) => j.policy.checkAsync(j.reply, curbi.prepareOptions(j.options))))
   for (let i = 0; i < N; i++) {
     assert.deepStrictEqual(async[i], sync[i], jobs[i].v.where)

@@ -96,8 +96,15 @@ try {
 
 // @ts-expect-error: `amount` is a number
 compilePolicy({ prices: [{ item: 'A', amount: '49' }] })
-// @ts-expect-error: options have only record and version
-policy.check('x', { verify: 'required' })
+// @ts-expect-error: options have only record, version and verify
+policy.check('x', { strict: true })
+// @ts-expect-error: verify is 'optional' or 'required'
+policy.check('x', { verify: 'always' })
+// Receipt keys are the second argument of compilePolicy and of check, never part of the request.
+const withKeys = compilePolicy({ actions: { refunded: 'billing.refund' } }, { keys: { keys: [] }, allowTest: true })
+void withKeys.check('x', { verify: 'required', record: { receipts: [] } })
+// @ts-expect-error: allowTest is a boolean
+compilePolicy({}, { keys: { keys: [] }, allowTest: 'yes' })
 // @ts-expect-error: not a checker version
 policy.check('x', { version: '2020-01-01' })
 // @ts-expect-error: a fact's kind is time, date or money

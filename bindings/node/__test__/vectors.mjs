@@ -11,7 +11,8 @@ export const VECTORS = join(dirname(fileURLToPath(import.meta.url)), '..', '..',
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-/** Every case of every `check/*.json` file, as `{ file, index, description, request, expected }`. */
+/** Every case of every `check/*.json` file, as `{ file, index, description, request, expected, receipts? }`:
+ * `receipts` is the receipt keys the policy is compiled with (configuration, never part of the request). */
 export function checkVectors() {
   const dir = join(VECTORS, 'check')
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
@@ -22,7 +23,10 @@ export function checkVectors() {
     assert.ok(Array.isArray(doc.cases) && doc.cases.length > 0, `${file}: a non-empty cases array`)
     doc.cases.forEach((c, index) => {
       const where = `${file}#${index}`
-      assert.deepEqual(Object.keys(c).sort(), ['description', 'expected', 'request'], `${where}: members`)
+      const members = Object.keys(c).sort()
+      const allowed = 'receipts' in c ? ['description', 'expected', 'receipts', 'request'] : ['description', 'expected', 'request']
+      assert.deepEqual(members, allowed, `${where}: members`)
+      if ('receipts' in c) assert.ok(isObject(c.receipts), `${where}: receipts is an object`)
       assert.ok(typeof c.description === 'string' && c.description.length > 0, `${where}: description`)
       assert.ok(isObject(c.request), `${where}: request is an object`)
       assert.ok(isObject(c.expected), `${where}: expected is an object`)

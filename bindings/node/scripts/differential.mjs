@@ -18,7 +18,9 @@ const single = {
 }
 
 async function run(call) {
-  if (call.entry === 'policy_check') return curbi.compilePolicy(call.policy).check(call.reply, call.options ?? undefined)
+  if (call.entry === 'policy_check')
+    return curbi.compilePolicy(call.policy, call.receipts ?? undefined).check(call.reply, call.options ?? undefined)
+  if (call.entry === 'check' && call.receipts) return curbi.check(call.input, call.receipts)
   if (call.entry === 'verifier') return curbi.createVerifier(call.options).verify(call.bundle)
   return single[call.entry](call.input)
 }

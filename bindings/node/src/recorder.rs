@@ -135,6 +135,16 @@ impl Recorder {
         self.task("receipt", self::request(&env, Some(request)), false)
     }
 
+    /// The newest receipts (up to `limit`, at most 50) about a subject (a resource) or from a conversation, in log
+    /// order: `{receipts}`, ready for `record.receipts` to check the agent's reply against.
+    #[napi(
+        ts_args_type = "request: { subject: string; limit?: number } | { conversation: string; limit?: number } | string",
+        ts_return_type = "Promise<{ receipts: string[] }>"
+    )]
+    pub fn receipts(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
+        self.task("receipts", self::request(&env, Some(request)), false)
+    }
+
     /// The log's keys as a JWKS, each with its window: the trust anchor to give verifiers.
     #[napi(ts_return_type = "Promise<RecorderKeys>")]
     pub fn keys(&self, env: Env) -> AsyncTask<JsonTask> {

@@ -181,6 +181,12 @@ impl Recorder {
         self.json(py, "receipt", Some(request))
     }
 
+    /// The newest receipts (up to `"limit"`, at most 50) of `{"subject"}` (a resource) or `{"conversation"}`, in
+    /// log order: `{"receipts": [...]}`, ready for `record["receipts"]` to check the agent's reply against.
+    fn receipts<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.json(py, "receipts", Some(request))
+    }
+
     /// The log's keys as a JWKS, each with its window: the trust anchor to give verifiers.
     fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.json(py, "keys", None)
@@ -250,6 +256,11 @@ impl Recorder {
     /// `receipt` on the running loop's executor.
     fn receipt_async<'py>(slf: &Bound<'py, Self>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         Recorder::later(slf, "receipt", Some(request))
+    }
+
+    /// `receipts` on the running loop's executor.
+    fn receipts_async<'py>(slf: &Bound<'py, Self>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        Recorder::later(slf, "receipts", Some(request))
     }
 
     /// `keys` on the running loop's executor.

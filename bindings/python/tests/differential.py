@@ -29,10 +29,13 @@ DOCUMENT_FUNCTIONS = {
 
 def run(call):
     entry = call["entry"]
+    receipts = call.get("receipts")
     if entry == "policy_check":
         # The record as JSON text, as written: a str reaches the core unparsed.
-        policy = curbi.Policy.compile(call["policy"])
-        return policy.check(call["reply"], record=call["record"], version=call["version"]).to_json()
+        policy = curbi.Policy.compile(call["policy"], receipts=receipts)
+        return policy.check(call["reply"], record=call["record"], version=call["version"], verify=call["verify"]).to_json()
+    if entry == "check" and receipts is not None:
+        return dumps(curbi.check(call["input"], receipts=receipts))
     if entry == "verifier":
         return dumps(curbi.Verifier.compile(call["options"]).verify(call["bundle"]))
     return dumps(DOCUMENT_FUNCTIONS[entry](call["input"]))

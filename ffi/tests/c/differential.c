@@ -23,7 +23,11 @@ static int run(const jvalue *call, FILE *out) {
   curbi_bytes *doc = NULL, *err = NULL;
   curbi_status s = CURBI_STATUS_OK;
   json_fn fn = NULL;
-  if (!strcmp(entry, "check")) fn = curbi_check;
+  const jvalue *receipts = str(call, "receipts");
+  if (!strcmp(entry, "check") && receipts) {
+    const jvalue *in = str(call, "input");
+    s = curbi_check_with_receipts(u8(in->str), in->str_len, u8(receipts->str), receipts->str_len, &doc, &err);
+  } else if (!strcmp(entry, "check")) fn = curbi_check;
   else if (!strcmp(entry, "validate_policy")) fn = curbi_validate_policy;
   else if (!strcmp(entry, "export_regression")) fn = curbi_export_regression;
   else if (!strcmp(entry, "replay_regression")) fn = curbi_replay_regression;
@@ -31,13 +35,15 @@ static int run(const jvalue *call, FILE *out) {
   else if (!strcmp(entry, "verify_action")) fn = curbi_verify_action;
   else if (!strcmp(entry, "checkout_digest")) fn = curbi_checkout_digest;
   else if (!strcmp(entry, "verify_bundle")) fn = curbi_verify_bundle;
-  if (fn) {
+  if (!strcmp(entry, "check") && receipts) {
+  } else if (fn) {
     const jvalue *in = str(call, "input");
     s = fn(u8(in->str), in->str_len, &doc, &err);
   } else if (!strcmp(entry, "policy_check")) {
     const jvalue *policy = str(call, "policy"), *reply = str(call, "reply"), *options = str(call, "options");
     curbi_policy *p = NULL;
-    s = curbi_policy_compile(u8(policy->str), policy->str_len, &p, &err);
+    s = curbi_policy_compile_with_receipts(u8(policy->str), policy->str_len, receipts ? u8(receipts->str) : NULL,
+                                           receipts ? receipts->str_len : 0, &p, &err);
     if (s == CURBI_STATUS_OK)
       s = curbi_policy_check(p, u8(reply->str), reply->str_len, options ? u8(options->str) : NULL,
                              options ? options->str_len : 0, &doc, &err);

@@ -91,21 +91,31 @@ static int same_rules(const jvalue *a, const jvalue *b) {
   return json_equal(json_get(a, "pass"), json_get(b, "pass")) && json_equal(json_get(a, "version"), json_get(b, "version"));
 }
 
-/* A single-reply vector again through a compiled policy with options, spans in bytes. */
-static void run_compiled(const jvalue *request, const jvalue *expected, const char *where) {
+/* Appends `"name":<src>` to the options object being written in `buf` (at `*n`), when the member is there. */
+static void option(char *buf, size_t size, int *n, const char *name, const jvalue *v) {
+  if (!v || *n < 0 || (size_t)*n >= size) return;
+  *n += snprintf(buf + *n, size - (size_t)*n, "%s\"%s\":%.*s", *n > 1 ? "," : "", name, (int)v->src_len, v->src);
+}
+
+/* A single-reply vector again through a compiled policy (with the case's receipt keys) and options, spans in
+ * bytes. */
+static void run_compiled(const jvalue *request, const jvalue *receipts, const jvalue *expected, const char *where) {
   const jvalue *policy = json_get(request, "policy"), *reply = json_get(request, "reply");
   if (!policy || !reply) return;
   curbi_policy *p = NULL;
   curbi_bytes *err = NULL;
-  curbi_status s = curbi_policy_compile(u8(policy->src), policy->src_len, &p, &err);
+  curbi_status s = curbi_policy_compile_with_receipts(u8(policy->src), policy->src_len, receipts ? u8(receipts->src) : NULL,
+                                                      receipts ? receipts->src_len : 0, &p, &err);
   CHECK(s == CURBI_STATUS_OK, "%s: compile failed with status %u", where, (unsigned)s);
   curbi_bytes_free(err);
   if (s != CURBI_STATUS_OK) return;
-  char options[65536];
-  const jvalue *record = json_get(request, "record"), *version = json_get(request, "version");
-  int n = snprintf(options, sizeof options, "{%s%.*s%s%s%.*s}", record ? "\"record\":" : "", record ? (int)record->src_len : 0,
-                   record ? record->src : "", record && version ? "," : "", version ? "\"version\":" : "",
-                   version ? (int)version->src_len : 0, version ? version->src : "");
+  char options[65536] = "{";
+  int n = 1;
+  option(options, sizeof options - 1, &n, "record", json_get(request, "record"));
+  option(options, sizeof options - 1, &n, "version", json_get(request, "version"));
+  option(options, sizeof options - 1, &n, "verify", json_get(request, "verify"));
+  CHECK(n > 0 && (size_t)n < sizeof options - 1, "%s: options too long", where);
+  options[n++] = '}';
   curbi_bytes *out = NULL;
   s = curbi_policy_check(p, u8(reply->str), reply->str_len, u8(options), (size_t)n, &out, NULL);
   CHECK(s == CURBI_STATUS_OK, "%s: policy_check status %u", where, (unsigned)s);
@@ -119,14 +129,18 @@ static void run_compiled(const jvalue *request, const jvalue *expected, const ch
   curbi_policy_free(p);
 }
 
-/* A check vector: the whole response through curbi_check, and single replies again through a compiled policy. */
+/* A check vector: the whole response through curbi_check (curbi_check_with_receipts when the case has receipt
+ * keys), and single replies again through a compiled policy. */
 static int check_case(const jvalue *group, const jvalue *c, const char *where) {
   (void)group;
   int before = failures;
   const jvalue *request = json_get(c, "request");
   const jvalue *expected = json_get(c, "expected");
+  const jvalue *receipts = json_get(c, "receipts");
   curbi_bytes *out = NULL, *err = NULL;
-  curbi_status s = curbi_check(u8(request->src), request->src_len, &out, &err);
+  curbi_status s = receipts ? curbi_check_with_receipts(u8(request->src), request->src_len, u8(receipts->src),
+                                                        receipts->src_len, &out, &err)
+                            : curbi_check(u8(request->src), request->src_len, &out, &err);
   const jvalue *expected_error = json_get(expected, "error");
   if (expected_error) {
     CHECK(s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error),
@@ -136,7 +150,7 @@ static int check_case(const jvalue *group, const jvalue *c, const char *where) {
     CHECK(got && json_equal(got, expected), "%s: response differs: %.*s", where, out ? (int)curbi_bytes_len(out) : 0,
           out ? (const char *)curbi_bytes_data(out) : "");
     json_free(got);
-    run_compiled(request, expected, where);
+    run_compiled(request, receipts, expected, where);
   }
   curbi_bytes_free(out);
   curbi_bytes_free(err);
@@ -473,6 +487,15 @@ static void test_misuse(void) {
   CHECK(curbi_policy_compile(NULL, 5, &p, &err) == CURBI_STATUS_NULL_ARGUMENT && p == NULL && err == NULL, "null input");
   CHECK(curbi_policy_compile(u8(policy), plen, NULL, &err) == CURBI_STATUS_NULL_ARGUMENT && err == NULL, "null out");
   CHECK(curbi_policy_check(NULL, u8("x"), 1, NULL, 0, &out, &err) == CURBI_STATUS_NULL_ARGUMENT && out == NULL, "null policy");
+  CHECK(curbi_check_with_receipts(NULL, 3, NULL, 0, &out, &err) == CURBI_STATUS_NULL_ARGUMENT, "null request (receipts)");
+  CHECK(curbi_check_with_receipts(u8("{}"), 2, NULL, 4, &out, &err) == CURBI_STATUS_NULL_ARGUMENT, "null receipts");
+  CHECK(curbi_policy_compile_with_receipts(u8("{}"), 2, NULL, 4, &p, &err) == CURBI_STATUS_NULL_ARGUMENT && p == NULL,
+        "null receipt keys");
+  CHECK(curbi_policy_compile_with_receipts(u8("{}"), 2, u8("{}"), 2, &p, &err) == CURBI_STATUS_INVALID_INPUT && p == NULL &&
+            err != NULL,
+        "receipt keys without keys");
+  curbi_bytes_free(err);
+  err = NULL;
   CHECK(curbi_check(NULL, 3, &out, &err) == CURBI_STATUS_NULL_ARGUMENT, "null request");
   CHECK(curbi_check(u8("{}"), 2, NULL, NULL) == CURBI_STATUS_NULL_ARGUMENT, "null result out");
   CHECK(curbi_bytes_data(NULL) == NULL && curbi_bytes_len(NULL) == 0, "null bytes");

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping, Optional, Sequence, Union
 
 import curbi
@@ -31,18 +32,54 @@ def _text_of(message: BaseMessage) -> str:
 
 
 class CurbiGuard(Runnable[Any, Any]):
-    """Returns its input when the reply passes the policy; raises `CurbiViolation` when it does not."""
+    """Returns its input when the reply passes the policy; raises `CurbiViolation` when it does not.
+
+    With a `recorder` and the `conversation` (or `subject`) the agent acts in, each reply is checked against the
+    receipts that recorder signed for it (docs/CHECKER.md, Receipts): "I've refunded you $500" fails when the signed
+    receipt says $50. The receipt keys are the recorder's own (`recorder.keys()`, read once here) unless
+    `receipt_keys` pins others; `verify="required"` lets only signed receipts back a claimed action.
+    """
 
     def __init__(
         self,
         policy: Union[curbi.Policy, Mapping[str, Any], str],
         record: Optional[Union[curbi.Record, Mapping[str, Any], str]] = None,
         version: Optional[str] = None,
+        *,
+        recorder: Optional[curbi.Recorder] = None,
+        conversation: Optional[str] = None,
+        subject: Optional[str] = None,
+        verify: Optional[str] = None,
+        receipt_keys: Optional[Mapping[str, Any]] = None,
+        allow_test: bool = False,
     ) -> None:
-        self.policy = policy if isinstance(policy, curbi.Policy) else curbi.Policy.compile(policy)
-        # Read once here, not on every reply: a record re-read per call costs more than the check itself.
-        self.record = record if record is None or isinstance(record, curbi.Record) else curbi.Record.parse(record)
         self.version = version
+        self.verify = verify
+        self.recorder = recorder
+        self._about: Optional[dict[str, str]] = None
+        if recorder is None:
+            if conversation is not None or subject is not None:
+                raise ValueError("conversation and subject name what a recorder's receipts are about: pass recorder")
+            self.policy = policy if isinstance(policy, curbi.Policy) else curbi.Policy.compile(policy)
+            # Read once here, not on every reply: a record re-read per call costs more than the check itself.
+            self.record = record if record is None or isinstance(record, curbi.Record) else curbi.Record.parse(record)
+            self._record_doc: Optional[dict[str, Any]] = None
+            return
+        if (conversation is None) == (subject is None):
+            raise ValueError("with a recorder, name the conversation or the subject whose receipts back the replies")
+        self._about = {"conversation": conversation} if conversation is not None else {"subject": subject or ""}
+        if isinstance(policy, curbi.Policy):
+            self.policy = policy  # compiled by the caller, with the receipt keys it chose
+        else:
+            keys = dict(receipt_keys) if receipt_keys is not None else recorder.keys()
+            self.policy = curbi.Policy.compile(policy, receipts={"keys": keys, "allowTest": allow_test})
+        if isinstance(record, curbi.Record):
+            raise TypeError("with a recorder, pass the record as a dict or JSON str: its receipts are added per reply")
+        doc: dict[str, Any] = dict(json.loads(record) if isinstance(record, str) else (record or {}))
+        if subject is not None:
+            doc.setdefault("subject", subject)
+        self.record = None
+        self._record_doc = doc
 
     @staticmethod
     def reply_text(value: Any) -> str:
@@ -55,15 +92,28 @@ class CurbiGuard(Runnable[Any, Any]):
             return _text_of(value[-1])
         raise TypeError(f"curbi_guard checks a str, a message or a list of messages, not {type(value).__name__}")
 
-    def _check(self, value: Any) -> Any:
-        result = self.policy.check(self.reply_text(value), record=self.record, version=self.version)
+    def _record_with(self, receipts: Any) -> Any:
+        if self._record_doc is None:
+            return self.record
+        return {**self._record_doc, "receipts": receipts["receipts"]}
+
+    def _judge(self, value: Any, record: Any) -> Any:
+        result = self.policy.check(self.reply_text(value), record=record, version=self.version, verify=self.verify)
         if not result.passed:
             raise CurbiViolation(result)
         return value
 
+    def _check(self, value: Any) -> Any:
+        if self.recorder is not None and self._about is not None:
+            return self._judge(value, self._record_with(self.recorder.receipts(self._about)))
+        return self._judge(value, self.record)
+
     async def _acheck(self, value: Any) -> Any:
-        # Inline on purpose: the check takes microseconds, far less than a hop to an executor.
-        return self._check(value)
+        # Inline on purpose: the check takes microseconds, far less than a hop to an executor. Only reading the
+        # recorder's receipts (a database read) goes to the executor.
+        if self.recorder is not None and self._about is not None:
+            return self._judge(value, self._record_with(await self.recorder.receipts_async(self._about)))
+        return self._judge(value, self.record)
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._check, input, config)
@@ -114,6 +164,9 @@ def curbi_guard(
     policy: Union[curbi.Policy, Mapping[str, Any], str],
     record: Optional[Union[curbi.Record, Mapping[str, Any], str]] = None,
     version: Optional[str] = None,
+    **receipts: Any,
 ) -> CurbiGuard:
-    """A Runnable guard for `policy` (a dict, JSON str or compiled `curbi.Policy`). See the package README."""
-    return CurbiGuard(policy, record=record, version=version)
+    """A Runnable guard for `policy` (a dict, JSON str or compiled `curbi.Policy`). See the package README. The
+    keyword arguments `recorder`, `conversation` or `subject`, `verify`, `receipt_keys` and `allow_test` check each
+    reply against the receipts a `curbi.Recorder` signed (see `CurbiGuard`)."""
+    return CurbiGuard(policy, record=record, version=version, **receipts)

@@ -1,0 +1,108 @@
+"""Receipts in checks from Python, with a real recorder on a real SQLite file: the LangChain guard checks each reply
+against the receipts the recorder signed for the conversation. A $500 claim against a $50 receipt is blocked; the
+true reply passes; without a receipt, `verify="required"` refuses the claim."""
+
+import asyncio
+import json
+import os
+
+import curbi
+import pytest
+from curbi_langchain import CurbiViolation, curbi_guard
+
+from conftest import ROOT
+
+DOC = json.loads((ROOT / "vectors" / "recorder" / "scenarios.json").read_text(encoding="utf-8"))
+ORIGIN = "curbi-checkpoint-v1.shop.example/refunds"
+GRANT = {
+    "id": "g-refunds",
+    "agent": "agent:support",
+    "operations": ["billing.refund"],
+    "resources": ["charge:*"],
+    "limits": {"max_amount": 10000, "currency": "USD"},
+    "expires_at": "2027-01-01T00:00:00Z",
+}
+POLICY = {"actions": {"refunded": "billing.refund"}}
+
+
+def recorder_at(tmp_path):
+    kid = next(iter(DOC["keys"]))
+    path = str(tmp_path / "key.jwk")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(DOC["keys"][kid]["jwk"])
+    # 2026-11-03T14:00:00Z: receipts are fresh for 30 days from here; the guard's clock is the system's, so the
+    # test fixes the policy's clock below instead.
+    return curbi.Recorder(str(tmp_path / "log.db"), ORIGIN, key_file=path, now=1793714400)
+
+
+def refund(recorder, key, cents, conversation):
+    action = {"agent": "agent:support", "operation": "billing.refund", "resource": "charge:ch_1", "amount": cents,
+              "currency": "USD"}
+    answer = recorder.attest({"tenant": "shop", "idempotency_key": key, "grant": GRANT["id"], "action": action,
+                              "conversation": conversation})
+    assert answer["decision"] == "ALLOW"
+    evidence = json.dumps({"id": f"re_{key}", "operation": "billing.refund", "resource": "charge:ch_1",
+                           "amount": cents, "currency": "usd", "status": "succeeded"})
+    assert recorder.confirm({"tenant": "shop", "idempotency_key": key, "outcome": "DONE",
+                             "evidence": evidence})["status"] == "DONE"
+
+
+def guard_for(recorder, conversation, **kw):
+    # The recorder's own keys, with a fixed clock a day after the refund so the test never expires.
+    keys = {"keys": recorder.keys(), "now": "2026-11-04T14:00:00Z"}
+    policy = curbi.Policy.compile(POLICY, receipts=keys)
+    return curbi_guard(policy, recorder=recorder, conversation=conversation, **kw)
+
+
+def test_the_guard_blocks_a_500_claim_when_the_receipt_says_50(tmp_path):
+    recorder = recorder_at(tmp_path)
+    recorder.grant(GRANT)
+    refund(recorder, "rf-1", 5000, "chat-42")
+    guard = guard_for(recorder, "chat-42", verify="required")
+    with pytest.raises(CurbiViolation) as e:
+        guard.invoke("Done — I've refunded you $500.")
+    [finding] = e.value.findings
+    assert (finding.rule, finding.text) == ("receipt:mismatch", "$500")
+    assert finding.why == "The signed receipt for billing.refund is USD 50.00, not $500."
+    assert e.value.check.record_trust == "receipts_verified"
+    assert guard.invoke("Done — I've refunded you $50.") == "Done — I've refunded you $50."
+    assert asyncio.run(guard.ainvoke("Done — I've refunded you $50.")) == "Done — I've refunded you $50."
+    with pytest.raises(CurbiViolation):
+        asyncio.run(guard.ainvoke("Done — I've refunded you $500."))
+
+
+def test_another_conversation_has_no_receipt_to_back_the_claim(tmp_path):
+    recorder = recorder_at(tmp_path)
+    recorder.grant(GRANT)
+    refund(recorder, "rf-1", 5000, "chat-42")
+    guard = guard_for(recorder, "chat-7", verify="required")
+    with pytest.raises(CurbiViolation) as e:
+        guard.invoke("Done — I've refunded you $50.")
+    assert [f.rule for f in e.value.findings] == ["action:unverified"]
+
+
+def test_the_guard_trusts_the_recorders_keys_by_default(tmp_path):
+    # No fixed clock: the receipt from 2026-11-03 is judged by the system clock and its 30-day exp; whichever way
+    # that falls, the claim is never backed by an unverified receipt, and the answer says which.
+    recorder = recorder_at(tmp_path)
+    recorder.grant(GRANT)
+    refund(recorder, "rf-1", 5000, "chat-42")
+    guard = curbi_guard(POLICY, recorder=recorder, conversation="chat-42", verify="required")
+    try:
+        guard.invoke("I've refunded you $50.")
+    except CurbiViolation as e:
+        assert [f.rule for f in e.value.findings] == ["receipt:mismatch"]
+        assert "expired" in e.value.findings[0].why
+
+
+def test_guard_arguments_are_checked():
+    with pytest.raises(ValueError):
+        curbi_guard(POLICY, conversation="chat-1")
+
+
+def test_receipts_without_keys_are_refused_not_ignored():
+    policy = curbi.Policy.compile(POLICY)
+    with pytest.raises(curbi.UnsupportedError) as e:
+        policy.check("I've refunded you.", record={"receipts": ["curbi-receipt-v1.x.y.z"]})
+    assert (e.value.code, e.value.path) == ("unsupported", "/record/receipts")
