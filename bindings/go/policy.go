@@ -24,7 +24,11 @@ type Policy struct {
 // *Error whose Path is relative to the policy document, e.g. "/prices/0/item" (the Check API says
 // "/policy/prices/0/item" for the same value).
 func CompilePolicy(policyJSON []byte) (*Policy, error) {
-	handle, err := compilePolicy(policyJSON)
+	return ownPolicy(compilePolicy(policyJSON))
+}
+
+// ownPolicy wraps a handle the library made: the Policy holds it, and a finalizer frees it if Close is forgotten.
+func ownPolicy(handle *cPolicy, err error) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -39,14 +43,7 @@ func CompilePolicy(policyJSON []byte) (*Policy, error) {
 // "now"?: RFC 3339} (the system clock when "now" is absent); its errors carry paths inside it, e.g. "/keys/0/x".
 // Empty receipts compiles as CompilePolicy does.
 func CompilePolicyWithReceipts(policyJSON, receipts []byte) (*Policy, error) {
-	handle, err := compilePolicyWithReceipts(policyJSON, receipts)
-	if err != nil {
-		return nil, err
-	}
-	p := &Policy{}
-	p.h.hold(handle, freePolicy, "Policy")
-	runtime.SetFinalizer(p, (*Policy).finalize)
-	return p, nil
+	return ownPolicy(compilePolicyWithReceipts(policyJSON, receipts))
 }
 
 // CompilePolicyValue marshals v with encoding/json and compiles the result. Pass a []byte to CompilePolicy

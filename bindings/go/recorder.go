@@ -108,7 +108,9 @@ func (r *Recorder) Receipt(request []byte) (json.RawMessage, error) {
 
 // Receipts are the newest receipts (up to "limit", at most 50) of {"subject"} (a resource) or {"conversation"}, in
 // log order: {"receipts": [...]}, ready for a record's "receipts" to check the agent's reply against.
-func (r *Recorder) Receipts(request []byte) (json.RawMessage, error) { return r.Call("receipts", request) }
+func (r *Recorder) Receipts(request []byte) (json.RawMessage, error) {
+	return r.Call("receipts", request)
+}
 
 // Keys is the log's keys as a JWKS, each with its validity window: the trust anchor to give verifiers.
 func (r *Recorder) Keys() (json.RawMessage, error) { return r.Call("keys", []byte("{}")) }

@@ -67,6 +67,13 @@ fn does_not_count(word: &str, reason: &str) -> String {
     format!("Claims \"{word}\", but the receipt offered for it does not count: {reason}.")
 }
 
+/// A case whose one claim, "refunded" in `reply`, is offered a receipt that does not count for `reason`.
+fn refused(description: &str, reply: &str, record: Value, verify: &str, keys: Value, reason: &str) -> Value {
+    let trust = if verify == "required" { SIGNED } else { CALLER };
+    let f = finding("receipt:mismatch", reply, "refunded", 0, &does_not_count("refunded", reason));
+    case(description, request(reply, record, verify), Some(keys), response(trust, vec![f]))
+}
+
 /// The bytes of `vectors/check/99-receipts.json`.
 pub fn check_receipts() -> (String, Vec<u8>) {
     let honest = Run::honest();
@@ -147,119 +154,61 @@ pub fn check_receipts() -> (String, Vec<u8>) {
         ),
     ));
     let r = "I've refunded you $50.";
-    cases.push(case(
+    cases.push(refused(
         "Wrong subject: the receipt is for charge:ch_1001, the record is about charge:ch_2002.",
-        request(r, json!({"subject": "charge:ch_2002", "receipts": [refund]}), "required"),
-        Some(keys(NOW)),
-        response(
-            SIGNED,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "refunded",
-                0,
-                &does_not_count("refunded", "it is for charge:ch_1001, not the record's subject charge:ch_2002"),
-            )],
-        ),
+        r,
+        json!({"subject": "charge:ch_2002", "receipts": [refund]}),
+        "required",
+        keys(NOW),
+        "it is for charge:ch_1001, not the record's subject charge:ch_2002",
     ));
-    cases.push(case(
+    cases.push(refused(
         "An attestation (permission to act) offered as a receipt (the provider's confirmation) never counts.",
-        request(r, with(&[&attestation]), "required"),
-        Some(keys(NOW)),
-        response(
-            SIGNED,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "refunded",
-                0,
-                &does_not_count(
-                    "refunded",
-                    "it is an attestation (permission to act), not a receipt (the provider's confirmation)",
-                ),
-            )],
-        ),
+        r,
+        with(&[&attestation]),
+        "required",
+        keys(NOW),
+        "it is an attestation (permission to act), not a receipt (the provider's confirmation)",
     ));
-    cases.push(case(
+    cases.push(refused(
         "An expired receipt: a conversation is judged fresh, so a receipt past its exp does not count.",
-        request(r, with(&[&refund]), "required"),
-        Some(keys(LATER)),
-        response(
-            SIGNED,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "refunded",
-                0,
-                &does_not_count("refunded", &format!("it expired at {REFUND_EXP} (now {LATER})")),
-            )],
-        ),
+        r,
+        with(&[&refund]),
+        "required",
+        keys(LATER),
+        &format!("it expired at {REFUND_EXP} (now {LATER})"),
     ));
-    cases.push(case(
+    cases.push(refused(
         "A receipt signed by a key the verifier was not configured with: untrusted, whatever it says.",
-        request(r, with(&[&foreign]), "required"),
-        Some(keys(NOW)),
-        response(
-            SIGNED,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "refunded",
-                0,
-                &does_not_count(
-                    "refunded",
-                    &format!("it is signed under kid \"{other_kid}\", which is no receipt key you trust"),
-                ),
-            )],
-        ),
+        r,
+        with(&[&foreign]),
+        "required",
+        keys(NOW),
+        &format!("it is signed under kid \"{other_kid}\", which is no receipt key you trust"),
     ));
-    cases.push(case(
+    cases.push(refused(
         "The published test key without allowTest: test keys never count by default.",
-        request(r, with(&[&refund]), "required"),
-        Some(json!({"keys": test_jwks(), "now": NOW})),
-        response(
-            SIGNED,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "refunded",
-                0,
-                &does_not_count(
-                    "refunded",
-                    &format!("it is signed with the test key \"{kid}\", and test keys count only with allowTest"),
-                ),
-            )],
-        ),
+        r,
+        with(&[&refund]),
+        "required",
+        json!({"keys": test_jwks(), "now": NOW}),
+        &format!("it is signed with the test key \"{kid}\", and test keys count only with allowTest"),
     ));
-    cases.push(case(
+    cases.push(refused(
         "A tampered receipt (its amount raised to 50000 under the old signature) does not verify.",
-        request(r, with(&[&tampered]), "required"),
-        Some(keys(NOW)),
-        response(
-            SIGNED,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "refunded",
-                0,
-                &does_not_count("refunded", &format!("its signature does not verify under key \"{kid}\"")),
-            )],
-        ),
+        r,
+        with(&[&tampered]),
+        "required",
+        keys(NOW),
+        &format!("its signature does not verify under key \"{kid}\""),
     ));
-    cases.push(case(
+    cases.push(refused(
         "A FAILED receipt is the provider's word that the refund did not happen: it backs no claim.",
-        request(r, with(&[&failed]), "optional"),
-        Some(keys(NOW)),
-        response(
-            CALLER,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "refunded",
-                0,
-                &does_not_count("refunded", "its status is FAILED, not DONE"),
-            )],
-        ),
+        r,
+        with(&[&failed]),
+        "optional",
+        keys(NOW),
+        "its status is FAILED, not DONE",
     ));
     let r = "I refunded the order and refunded the shipping fee.";
     let second = r.rfind("refunded").expect("two claims");
