@@ -115,7 +115,7 @@ func recorderMethods(t *testing.T, r *Recorder) map[string]func([]byte) (json.Ra
 	}
 	return map[string]func([]byte) (json.RawMessage, error){
 		"grant": r.Grant, "mandate": r.Mandate, "attest": r.Attest, "confirm": r.Confirm, "reconcile": r.Reconcile, "held": r.Held,
-		"bundle": r.Bundle, "receipt": r.Receipt, "checkpoint": noRequest(r.Checkpoint), "keys": noRequest(r.Keys),
+		"bundle": r.Bundle, "receipt": r.Receipt, "receipts": r.Receipts, "checkpoint": noRequest(r.Checkpoint), "keys": noRequest(r.Keys),
 		"status": noRequest(r.Status),
 		"set_clock": func(request []byte) (json.RawMessage, error) {
 			var body struct {
