@@ -1,0 +1,166 @@
+//! The WebAssembly build of Curbi (npm package `@curbi/web`): core compiled to `wasm32-unknown-unknown`, with
+//! wasm-bindgen exports that only marshal. Every export takes JSON text and hands it to one of core's JSON entry
+//! points (`curbi::api`), answering with the entry point's JSON text; a core error is thrown as its error document
+//! `{"error":{"code","message","path"}}` (text), which the JavaScript layer (`core.js`) turns into a `CurbiError`.
+//! No checking or verifying happens here: the same code as the CLI's, the server's and every binding's.
+
+use std::sync::Arc;
+
+use curbi::api::{self, CheckOptions, SpanUnit};
+use curbi::{CompiledPolicy, Error};
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// A core error as the text every binding writes: `{"error":{"code","message","path"}}`.
+fn error_text(e: Error) -> String {
+    e.to_json().to_string()
+}
+
+/// A JSON-in, JSON-out core call, its error as the error document.
+fn call(f: fn(&[u8]) -> curbi::Result<String>, input: &str) -> Result<String, String> {
+    f(input.as_bytes()).map_err(error_text)
+}
+
+/// The library version, e.g. "0.1.0".
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}
+
+/// The whole Check API: a request document in, the response document out (UTF-16 spans, the wire's unit).
+#[wasm_bindgen]
+pub fn check(request: &str) -> Result<String, String> {
+    api::check_json(request.as_bytes()).map(|r| r.to_json_string()).map_err(error_text)
+}
+
+/// Lint (docs/LINT.md): a policy document in, `{valid, errors, warnings}` out.
+#[wasm_bindgen(js_name = validatePolicy)]
+pub fn validate_policy(policy: &str) -> Result<String, String> {
+    call(api::validate_policy_json, policy)
+}
+
+/// An `export_regression` request in, `{regression, nodeTest, pytest}` out (docs/REGRESSION.md).
+#[wasm_bindgen(js_name = exportRegression)]
+pub fn export_regression(request: &str) -> Result<String, String> {
+    call(api::export_regression_json, request)
+}
+
+/// A `curbi.regression` document in, the `curbi.replay` report out.
+#[wasm_bindgen(js_name = replayRegression)]
+pub fn replay_regression(regression: &str) -> Result<String, String> {
+    call(api::replay_regression_json, regression)
+}
+
+/// Purchase check (docs/PURCHASE.md): `{mandate, checkout, ledger?, now}` in, the decision out.
+#[wasm_bindgen(js_name = verifyCheckout)]
+pub fn verify_checkout(request: &str) -> Result<String, String> {
+    call(api::verify_checkout_json, request)
+}
+
+/// Action check (docs/PURCHASE.md): `{grant, action, now}` in, the decision out.
+#[wasm_bindgen(js_name = verifyAction)]
+pub fn verify_action(request: &str) -> Result<String, String> {
+    call(api::verify_action_json, request)
+}
+
+/// The `checkout_digest` a mandate pins for a checkout, as a JSON string.
+#[wasm_bindgen(js_name = checkoutDigest)]
+pub fn checkout_digest(checkout: &str) -> Result<String, String> {
+    call(api::checkout_digest_json, checkout)
+}
+
+/// Proof of Action (docs/PROOF.md): a whole request `{bundle, keys, ...}` in, the verification out.
+#[wasm_bindgen(js_name = verifyRequest)]
+pub fn verify_request(request: &str) -> Result<String, String> {
+    call(api::verify_bundle_json, request)
+}
+
+/// Proof of Action with the bundle and the options as two documents (as `curbi verify` reads them).
+#[wasm_bindgen(js_name = verifyBundleParts)]
+pub fn verify_bundle_parts(bundle: &str, options: &str) -> Result<String, String> {
+    api::verify_bundle_parts_json(bundle.as_bytes(), options.as_bytes()).map_err(error_text)
+}
+
+/// A compiled policy: check any number of replies with it.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Policy {
+    inner: Arc<CompiledPolicy>,
+}
+
+/// Compiles a policy document; its error paths point into the policy (`/prices/0/item`).
+#[wasm_bindgen(js_name = compilePolicy)]
+pub fn compile_policy(policy: &str) -> Result<Policy, String> {
+    CompiledPolicy::from_json(policy.as_bytes()).map(|p| Policy { inner: Arc::new(p) }).map_err(error_text)
+}
+
+#[wasm_bindgen]
+impl Policy {
+    /// Checks one reply with options `{record?, version?}` (JSON text; empty for none), spans in UTF-16 code units.
+    pub fn check(&self, reply: &str, options: &str) -> Result<String, String> {
+        let options = CheckOptions::from_json(options.as_bytes()).map_err(error_text)?;
+        Ok(api::check_one(&self.inner, reply, &options, SpanUnit::Utf16).to_json_string())
+    }
+
+    /// Checks up to 50 cases (a JSON array of `{id?, reply, record?}`) with the same options.
+    #[wasm_bindgen(js_name = checkCases)]
+    pub fn check_cases(&self, cases: &str, options: &str) -> Result<String, String> {
+        let cases = api::Cases::from_json(cases.as_bytes()).map_err(error_text)?;
+        let options = CheckOptions::from_json(options.as_bytes()).map_err(error_text)?;
+        Ok(api::check_cases(&self.inner, &cases.0, &options, SpanUnit::Utf16).to_json_string())
+    }
+}
+
+/// A Proof of Action verifier: the caller's keys and options read once.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Verifier {
+    inner: api::Verifier,
+}
+
+/// Reads verification options (`{keys, allowTest?, mode?, now?, known?, trustBundleKeys?, witnesses?}`) once.
+#[wasm_bindgen(js_name = createVerifier)]
+pub fn create_verifier(options: &str) -> Result<Verifier, String> {
+    api::Verifier::from_json(options.as_bytes()).map(|inner| Verifier { inner }).map_err(error_text)
+}
+
+#[wasm_bindgen]
+impl Verifier {
+    /// Verifies one bundle document, exactly as a whole request of these options and this bundle.
+    pub fn verify(&self, bundle: &str) -> Result<String, String> {
+        self.inner.verify_json(bundle.as_bytes()).map_err(error_text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_the_core_error_document() {
+        // A hand-worked case: an item of "" is refused at its path (docs/CHECK_API.md, invalid_value rules).
+        let err = compile_policy(r#"{"prices":[{"item":"","amount":1}]}"#).err().unwrap_or_default();
+        assert!(err.starts_with(r#"{"error":{"code":""#), "{err}");
+        assert!(err.ends_with(r#""path":"/prices/0/item"}}"#), "{err}");
+        assert_eq!(check("{").err().map(|e| e.contains(r#""code":"invalid_json""#)), Some(true));
+    }
+
+    #[test]
+    fn utf16_spans_as_the_seed_gives_them() {
+        // Seed 000: "Starter is $99 a month." against Starter at $49 has its finding at [11,14].
+        let p = compile_policy(r#"{"prices":[{"item":"Starter","amount":49}]}"#).unwrap_or_else(|e| panic!("{e}"));
+        let out = p.check("Starter is $99 a month.", r#"{"version":"2026-11-01"}"#).unwrap_or_default();
+        assert!(out.contains(r#""span":[11,14],"text":"$99""#), "{out}");
+        // An emoji before the price is two UTF-16 units: the span moves by 2, not by its 4 UTF-8 bytes.
+        let out = p.check("😀 Starter is $99 a month.", "").unwrap_or_default();
+        assert!(out.contains(r#""span":[14,17]"#), "{out}");
+    }
+
+    #[test]
+    fn parts_give_the_whole_requests_answer() {
+        // Missing keys: malformed at /keys, whether the request comes whole or in two documents.
+        let whole = verify_request(r#"{"bundle":{}}"#).unwrap_or_default();
+        let parts = verify_bundle_parts("{}", "{}").unwrap_or_default();
+        assert_eq!(whole, parts);
+        assert!(whole.contains(r#""reason":"malformed""#) && whole.contains(r#""path":"/keys""#), "{whole}");
+    }
+}
