@@ -133,6 +133,7 @@ impl Verifier {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -147,7 +148,7 @@ mod tests {
     #[test]
     fn utf16_spans_as_the_seed_gives_them() {
         // Seed 000: "Starter is $99 a month." against Starter at $49 has its finding at [11,14].
-        let p = compile_policy(r#"{"prices":[{"item":"Starter","amount":49}]}"#).unwrap_or_else(|e| panic!("{e}"));
+        let p = compile_policy(r#"{"prices":[{"item":"Starter","amount":49}]}"#).unwrap();
         let out = p.check("Starter is $99 a month.", r#"{"version":"2026-11-01"}"#).unwrap_or_default();
         assert!(out.contains(r#""span":[11,14],"text":"$99""#), "{out}");
         // An emoji before the price is two UTF-16 units: the span moves by 2, not by its 4 UTF-8 bytes.
