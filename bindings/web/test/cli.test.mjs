@@ -55,6 +55,16 @@ test('exit statuses: 0 verifies, 1 rejected, 2 unusable input or arguments', () 
   assert.equal(web(['--help']).status, 0)
 })
 
+test('npx runs the package bin: npx <package> verify', () => {
+  const pkg = fileURLToPath(new URL('..', import.meta.url))
+  const args = ['--yes', pkg, 'verify', join(proof, 'bundle.valid.json'), '--keys', join(proof, 'keys.test.json')]
+  const refused = spawnSync('npx', args, { encoding: 'utf8', timeout: 120_000 })
+  assert.equal(refused.status, 1, refused.stderr)
+  assert.equal(JSON.parse(refused.stdout).reason, 'no_trusted_keys')
+  const ok = spawnSync('npx', [...args, '--allow-test'], { encoding: 'utf8', timeout: 120_000 })
+  assert.equal(ok.status, 0, ok.stderr)
+})
+
 test('every proof vector: the same stdout and exit status as the native curbi verify', (t) => {
   if (!existsSync(native)) {
     if (process.env.CURBI_REQUIRE_NATIVE === '1') assert.fail(`no native CLI at ${native}`)
