@@ -120,9 +120,7 @@ export function version() {
 }
 
 /** The whole Check API: `{policy, reply | cases, record?, version?}` in, the response document out (UTF-16 spans). */
-export function check(request) {
-  return parsed(wasm.check, documentText(request, 'request'))
-}
+export const check = (request) => parsed(wasm.check, documentText(request, 'request'))
 
 /** A compiled policy: check any number of replies with it. `reply.slice(...finding.span) === finding.text`. */
 export class Policy {
@@ -149,35 +147,21 @@ export function compilePolicy(policy) {
   return new Policy(call(wasm.compilePolicy, documentText(policy, 'policy')))
 }
 
+/** A one-document call: `what` names the argument in errors. */
+const single = (f, what) => (document) => parsed(f, documentText(document, what))
+
 /** Lints a policy (docs/LINT.md): `{valid, errors, warnings}`. Only text that is not JSON throws. */
-export function validatePolicy(policy) {
-  return parsed(wasm.validatePolicy, documentText(policy, 'policy'))
-}
-
+export const validatePolicy = single(wasm.validatePolicy, 'policy')
 /** Exports a check request as a CI regression (docs/REGRESSION.md). */
-export function exportRegression(request) {
-  return parsed(wasm.exportRegression, documentText(request, 'request'))
-}
-
+export const exportRegression = single(wasm.exportRegression, 'request')
 /** Replays a `curbi.regression` document: the `curbi.replay` report. */
-export function replayRegression(regression) {
-  return parsed(wasm.replayRegression, documentText(regression, 'regression'))
-}
-
+export const replayRegression = single(wasm.replayRegression, 'regression')
 /** Decides a purchase (docs/PURCHASE.md): `{mandate, checkout, ledger?, now}` in, ALLOW / DENY / STEP_UP out. */
-export function verifyCheckout(request) {
-  return parsed(wasm.verifyCheckout, documentText(request, 'request'))
-}
-
+export const verifyCheckout = single(wasm.verifyCheckout, 'request')
 /** Decides an action against a grant (docs/PURCHASE.md): `{grant, action, now}` in, the decision out. */
-export function verifyAction(request) {
-  return parsed(wasm.verifyAction, documentText(request, 'request'))
-}
-
+export const verifyAction = single(wasm.verifyAction, 'request')
 /** The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding). */
-export function checkoutDigest(checkout) {
-  return parsed(wasm.checkoutDigest, documentText(checkout, 'checkout'))
-}
+export const checkoutDigest = single(wasm.checkoutDigest, 'checkout')
 
 /**
  * Verifies a Proof of Action bundle offline (docs/PROOF.md) against `options` = `{keys, allowTest?, mode?, now?,

@@ -15,11 +15,6 @@ fn error_text(e: Error) -> String {
     e.to_json().to_string()
 }
 
-/// A JSON-in, JSON-out core call, its error as the error document.
-fn call(f: fn(&[u8]) -> curbi::Result<String>, input: &str) -> Result<String, String> {
-    f(input.as_bytes()).map_err(error_text)
-}
-
 /// The library version, e.g. "0.1.0".
 #[wasm_bindgen]
 pub fn version() -> String {
@@ -32,46 +27,32 @@ pub fn check(request: &str) -> Result<String, String> {
     api::check_json(request.as_bytes()).map(|r| r.to_json_string()).map_err(error_text)
 }
 
-/// Lint (docs/LINT.md): a policy document in, `{valid, errors, warnings}` out.
-#[wasm_bindgen(js_name = validatePolicy)]
-pub fn validate_policy(policy: &str) -> Result<String, String> {
-    call(api::validate_policy_json, policy)
+/// One-document exports: each hands its JSON text to a core entry point and answers with that entry point's JSON.
+macro_rules! json_exports {
+    ($($(#[doc = $doc:literal])* $js:ident => $name:ident: $f:path;)*) => {$(
+        $(#[doc = $doc])*
+        #[wasm_bindgen(js_name = $js)]
+        pub fn $name(document: &str) -> Result<String, String> {
+            $f(document.as_bytes()).map_err(error_text)
+        }
+    )*};
 }
 
-/// An `export_regression` request in, `{regression, nodeTest, pytest}` out (docs/REGRESSION.md).
-#[wasm_bindgen(js_name = exportRegression)]
-pub fn export_regression(request: &str) -> Result<String, String> {
-    call(api::export_regression_json, request)
-}
-
-/// A `curbi.regression` document in, the `curbi.replay` report out.
-#[wasm_bindgen(js_name = replayRegression)]
-pub fn replay_regression(regression: &str) -> Result<String, String> {
-    call(api::replay_regression_json, regression)
-}
-
-/// Purchase check (docs/PURCHASE.md): `{mandate, checkout, ledger?, now}` in, the decision out.
-#[wasm_bindgen(js_name = verifyCheckout)]
-pub fn verify_checkout(request: &str) -> Result<String, String> {
-    call(api::verify_checkout_json, request)
-}
-
-/// Action check (docs/PURCHASE.md): `{grant, action, now}` in, the decision out.
-#[wasm_bindgen(js_name = verifyAction)]
-pub fn verify_action(request: &str) -> Result<String, String> {
-    call(api::verify_action_json, request)
-}
-
-/// The `checkout_digest` a mandate pins for a checkout, as a JSON string.
-#[wasm_bindgen(js_name = checkoutDigest)]
-pub fn checkout_digest(checkout: &str) -> Result<String, String> {
-    call(api::checkout_digest_json, checkout)
-}
-
-/// Proof of Action (docs/PROOF.md): a whole request `{bundle, keys, ...}` in, the verification out.
-#[wasm_bindgen(js_name = verifyRequest)]
-pub fn verify_request(request: &str) -> Result<String, String> {
-    call(api::verify_bundle_json, request)
+json_exports! {
+    /// Lint (docs/LINT.md): a policy document in, `{valid, errors, warnings}` out.
+    validatePolicy => validate_policy: api::validate_policy_json;
+    /// An `export_regression` request in, `{regression, nodeTest, pytest}` out (docs/REGRESSION.md).
+    exportRegression => export_regression: api::export_regression_json;
+    /// A `curbi.regression` document in, the `curbi.replay` report out.
+    replayRegression => replay_regression: api::replay_regression_json;
+    /// Purchase check (docs/PURCHASE.md): `{mandate, checkout, ledger?, now}` in, the decision out.
+    verifyCheckout => verify_checkout: api::verify_checkout_json;
+    /// Action check (docs/PURCHASE.md): `{grant, action, now}` in, the decision out.
+    verifyAction => verify_action: api::verify_action_json;
+    /// The `checkout_digest` a mandate pins for a checkout, as a JSON string.
+    checkoutDigest => checkout_digest: api::checkout_digest_json;
+    /// Proof of Action (docs/PROOF.md): a whole request `{bundle, keys, ...}` in, the verification out.
+    verifyRequest => verify_request: api::verify_bundle_json;
 }
 
 /// Proof of Action with the bundle and the options as two documents (as `curbi verify` reads them).

@@ -3,21 +3,14 @@
 // `curbi` is the package's module namespace; each call answers with the document's JSON text, or the error
 // document `{"error":{"code","message","path"}}` for a CurbiError, as every binding writes it.
 
-const single = (curbi) => ({
-  check: curbi.check,
-  validate_policy: curbi.validatePolicy,
-  export_regression: curbi.exportRegression,
-  replay_regression: curbi.replayRegression,
-  verify_checkout: curbi.verifyCheckout,
-  verify_action: curbi.verifyAction,
-  checkout_digest: curbi.checkoutDigest,
-  verify_bundle: curbi.verifyRequest,
-})
+/** The package's function for a one-document entry: its camelCase name, `verifyRequest` for the whole request. */
+const entryFunction = (curbi, entry) =>
+  entry === 'verify_bundle' ? curbi.verifyRequest : curbi[entry.replace(/_(.)/g, (_, c) => c.toUpperCase())]
 
-async function run(curbi, entries, call) {
+async function run(curbi, call) {
   if (call.entry === 'policy_check') return curbi.compilePolicy(call.policy).check(call.reply, call.options ?? undefined)
   if (call.entry === 'verifier') return curbi.createVerifier(call.options).verify(call.bundle)
-  return entries[call.entry](call.input)
+  return entryFunction(curbi, call.entry)(call.input)
 }
 
 async function answer(curbi, f) {
@@ -35,12 +28,11 @@ async function answer(curbi, f) {
  * which it must equal.
  */
 export async function runCalls(curbi, calls) {
-  const entries = single(curbi)
   const out = []
   const parts = []
   const whole = new Map()
   for (const call of calls) {
-    out.push(await answer(curbi, () => run(curbi, entries, call)))
+    out.push(await answer(curbi, () => run(curbi, call)))
     if (call.entry === 'verify_bundle') whole.set(call.id.replace(/\/verify_bundle$/, ''), call.out)
     if (call.entry === 'verifier') {
       const id = call.id.replace(/\/verifier$/, '')
