@@ -1,13 +1,14 @@
 """The differential test's verdict (docs/DOCUMENTS.md): the core's answer to every call (DIR/calls.jsonl, written by
 core/tests/differential.rs) against each binding's (DIR/<lang>.txt, one line a call), byte for byte. Spans come in
-each binding's own unit: UTF-8 bytes for C and Go, UTF-16 (the wire) for Python's `to_json` and Node. Usage:
-python3 differential.py DIR c go python node"""
+each binding's own unit: UTF-8 bytes for C and Go, UTF-16 (the wire) for Python's `to_json`, Node and the
+WebAssembly build (@curbi/web). Usage:
+python3 differential.py DIR c go python node wasm"""
 
 import json
 import pathlib
 import sys
 
-UNITS = {"c": "utf8", "go": "utf8", "python": "utf16", "node": "utf16"}
+UNITS = {"c": "utf8", "go": "utf8", "python": "utf16", "node": "utf16", "wasm": "utf16"}
 
 
 def main() -> int:

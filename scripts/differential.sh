@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The differential test (docs/DOCUMENTS.md): the core writes every shared vector as calls with its own answers,
-# then C, Go, Python and Node make the same calls through their public APIs, and every answer must be the core's,
-# byte for byte. Needs what `make test` builds before it: libcurbi (release), the Python venv, the Node addon.
+# then C, Go, Python, Node and the WebAssembly build (@curbi/web, in Node) make the same calls through their public
+# APIs, and every answer must be the core's, byte for byte. Needs what `make test` builds before it: libcurbi
+# (release), the Python venv, the Node addon, the WebAssembly package (bindings/web/scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$(pwd)/target/differential
@@ -13,4 +14,5 @@ target/c-tests/differential "$dir"
 (cd bindings/go && CURBI_DIFFERENTIAL_DIR=$dir go test -count=1 -run '^TestDifferential$' . >/dev/null)
 target/python-venv/bin/python bindings/python/tests/differential.py "$dir"
 node bindings/node/scripts/differential.mjs "$dir"
-python3 scripts/differential.py "$dir" c go python node
+node bindings/web/test/differential.mjs "$dir"
+python3 scripts/differential.py "$dir" c go python node wasm

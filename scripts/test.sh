@@ -56,10 +56,16 @@ step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
 step "Node (addon, generated types, node --test, checkout example)" bash bindings/node/test.sh
+# Needs the release curbi binary above: `npx @curbi/web verify` is compared with `curbi verify` on every proof vector.
+step "WebAssembly (@curbi/web: wasm32 build, types, node --test, npx verify vs curbi verify)" bash bindings/web/test.sh
 # Needs the bundles the recorder's scenarios left in target/recorder-bundles/ (Rust, C, Go, Python and Node above).
 step "recorder bundles from every language verify with curbi verify" bash scripts/recorder-bundles.sh
 # Needs libcurbi, the Python venv and the Node addon built by the steps above.
-step "differential: C, Go, Python and Node give the core's bytes for every shared vector" bash scripts/differential.sh
+step "differential: C, Go, Python, Node and WebAssembly give the core's bytes for every shared vector" \
+  bash scripts/differential.sh
+# Needs target/differential/calls.jsonl from the differential step: the same calls also run inside the page.
+step "browser: the verifier page in headless Chromium (verify, check, screenshots, differential)" \
+  bash bindings/web/test.sh browser
 step "MCP: official conformance suite (2025-06-18, 2025-11-25, 2026-07-28)" env CURBI=target/release/curbi \
   bash scripts/mcp-conformance.sh
 step "MCP: official TypeScript and Python clients" env CURBI=target/release/curbi bash scripts/mcp-clients.sh

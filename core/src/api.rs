@@ -190,6 +190,14 @@ pub fn verify_bundle_json(request: &[u8]) -> Result<String> {
     Ok(crate::proof::verify::verify_request_text(json::utf8(request)?)?.to_json_string())
 }
 
+/// [`verify_bundle_json`] with the bundle and the options (the request without `bundle`) as two documents, as
+/// `curbi verify` reads them from two files: the same result, paths those of the combined request (`/bundle/...`,
+/// `/keys/...`). `Err` (`invalid_json`) only when either text is not UTF-8 JSON.
+pub fn verify_bundle_parts_json(bundle: &[u8], options: &[u8]) -> Result<String> {
+    let (bundle, options) = (json::utf8(bundle)?, json::utf8(options)?);
+    Ok(crate::proof::verify::verify_parts_text(bundle, options)?.to_json_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

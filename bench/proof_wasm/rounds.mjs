@@ -1,0 +1,32 @@
+// The timing loop shared by the Node and the Chromium halves of bench/proof_wasm.sh: each round times every verifier
+// once, in a rotating order, so load changes on the shared machine hit all alike; `warmup` untimed rounds first.
+// Every timed result must say "verifies" for every receipt, or the run stops. Runs unchanged in Node and a browser.
+
+/** `verifiers`: name → async (text) => {ok, reason, items}. Returns name → wall times in ms. */
+export async function rounds(verifiers, text, n, { runs, warmup = 1, gc = () => {} }) {
+  const names = Object.keys(verifiers)
+  const once = async (name) => {
+    gc()
+    const t0 = performance.now()
+    const r = await verifiers[name](text)
+    const wall = performance.now() - t0
+    const bad = r.items.length !== n || !r.ok || r.reason !== 'verifies' || !r.items.every((i) => i.ok && i.reason === 'verifies')
+    if (bad) throw new Error(`${name}: did not verify every one of ${n} receipts (reason ${r.reason})`)
+    return wall
+  }
+  for (let w = 0; w < warmup; w++) for (const name of names) await once(name)
+  const samples = Object.fromEntries(names.map((name) => [name, []]))
+  for (let r = 0; r < runs; r++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(r + k) % names.length]
+      samples[name].push(await once(name))
+    }
+  }
+  return samples
+}
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}

@@ -1,0 +1,91 @@
+// `npx @curbi/web verify` (bin/curbi-web.mjs) against the native `curbi verify` (cli/src/proof_cmd.rs): for every
+// proof vector, the same files and flags give the same stdout and exit status. Needs the release CLI
+// (target/release/curbi, or $CURBI); without it the comparison is skipped unless CURBI_REQUIRE_NATIVE=1.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { test } from 'node:test'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const bin = fileURLToPath(new URL('../bin/curbi-web.mjs', import.meta.url))
+const native = process.env.CURBI ?? join(root, 'target/release/curbi')
+const proof = join(root, 'vectors/proof')
+
+const web = (args, input) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input })
+
+/** The flags `curbi verify` takes for a vector's request, with its documents written to files in `dir`. */
+function argsFor(input, dir) {
+  writeFileSync(join(dir, 'bundle.json'), JSON.stringify(input.bundle))
+  writeFileSync(join(dir, 'keys.json'), JSON.stringify(input.keys))
+  const args = [join(dir, 'bundle.json'), '--keys', join(dir, 'keys.json')]
+  if (input.allowTest) args.push('--allow-test')
+  if (input.trustBundleKeys) args.push('--trust-bundle-keys')
+  if (input.mode) args.push('--mode', input.mode)
+  if (input.now) args.push('--now', input.now)
+  for (const [i, head] of (input.known ?? []).entries()) {
+    writeFileSync(join(dir, `known-${i}.txt`), head)
+    args.push('--known', join(dir, `known-${i}.txt`))
+  }
+  for (const w of input.witnesses?.keys ?? []) args.push('--witness', w)
+  if (input.witnesses?.required !== undefined) args.push('--witnesses-required', String(input.witnesses.required))
+  return args
+}
+
+test('exit statuses: 0 verifies, 1 rejected, 2 unusable input or arguments', () => {
+  const valid = join(proof, 'bundle.valid.json')
+  const keys = join(proof, 'keys.test.json')
+  assert.equal(web(['verify', valid, '--keys', keys, '--allow-test']).status, 0)
+  // Seed 003: test keys are refused by default.
+  const refused = web(['verify', valid, '--keys', keys])
+  assert.equal(refused.status, 1)
+  assert.equal(JSON.parse(refused.stdout).reason, 'no_trusted_keys')
+  assert.equal(web(['verify', valid]).status, 2)
+  assert.equal(web(['verify', valid, '--keys', join(proof, 'missing.json')]).status, 2)
+  const notJson = web(['verify', '-', '--keys', keys], '{"object":')
+  assert.equal(notJson.status, 2)
+  assert.equal(JSON.parse(notJson.stdout).error.path, '/bundle')
+  const badKeys = web(['verify', valid, '--keys', '-'], '{"keys":[{"kty":"RSA"}]}')
+  assert.equal(badKeys.status, 2)
+  assert.equal(JSON.parse(badKeys.stdout).reason, 'malformed')
+  assert.equal(web(['verify', valid, '--keys', keys, '--bogus']).status, 2)
+  assert.equal(web(['nope']).status, 2)
+  assert.equal(web(['--help']).status, 0)
+})
+
+test('npx runs the package bin: npx <package> verify', () => {
+  const pkg = fileURLToPath(new URL('..', import.meta.url))
+  const args = ['--yes', pkg, 'verify', join(proof, 'bundle.valid.json'), '--keys', join(proof, 'keys.test.json')]
+  const refused = spawnSync('npx', args, { encoding: 'utf8', timeout: 120_000 })
+  assert.equal(refused.status, 1, refused.stderr)
+  assert.equal(JSON.parse(refused.stdout).reason, 'no_trusted_keys')
+  const ok = spawnSync('npx', [...args, '--allow-test'], { encoding: 'utf8', timeout: 120_000 })
+  assert.equal(ok.status, 0, ok.stderr)
+})
+
+test('every proof vector: the same stdout and exit status as the native curbi verify', (t) => {
+  if (!existsSync(native)) {
+    if (process.env.CURBI_REQUIRE_NATIVE === '1') assert.fail(`no native CLI at ${native}`)
+    t.skip(`no native CLI at ${native}`)
+    return
+  }
+  const { cases } = JSON.parse(readFileSync(join(proof, 'cases.json'), 'utf8'))
+  let compared = 0
+  for (const c of cases) {
+    const { input } = JSON.parse(readFileSync(join(proof, c.file), 'utf8'))
+    // Requests the CLI's flags cannot express (not an object, or a member it has no flag for) stay library-only.
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) continue
+    const flags = ['bundle', 'keys', 'allowTest', 'trustBundleKeys', 'mode', 'now', 'known', 'witnesses']
+    if (!Object.keys(input).every((k) => flags.includes(k)) || !('bundle' in input) || !('keys' in input)) continue
+    const dir = mkdtempSync(join(tmpdir(), 'curbi-web-cli-'))
+    const args = ['verify', ...argsFor(input, dir)]
+    const want = spawnSync(native, args, { encoding: 'utf8' })
+    const got = web(args)
+    assert.equal(got.stdout, want.stdout, c.file)
+    assert.equal(got.status, want.status, c.file)
+    compared++
+  }
+  assert.ok(compared >= 60, `only ${compared} vectors compared`)
+})
