@@ -109,6 +109,53 @@ pub fn check_json(body: &[u8]) -> Result<Response> {
     run(policy::parse_request(body)?)
 }
 
+/// [`check_json`] with a bound on the answer: the response's JSON text, or `output_too_large` as soon as the
+/// findings made so far would take more than `max_bytes` (the check stops there, so neither the work nor the memory
+/// of a larger answer is spent), or when the finished text is longer. Under the bound the text is exactly
+/// `check_json(body)?.to_json_string()`.
+pub fn check_json_within(body: &[u8], max_bytes: usize) -> Result<String> {
+    let req = policy::parse_request(body)?;
+    let record = req.record.map(|r| CompiledRecord::compile(r, "/record")).transpose()?;
+    let options = CheckOptions { record, version: req.version };
+    let compiled = CompiledPolicy::new(req.policy);
+    let too_large = || {
+        Error::new(
+            ErrorCode::OutputTooLarge,
+            "",
+            format!(
+                "the response would be more than {max_bytes} bytes; send fewer cases, shorter replies or shorter whys"
+            ),
+        )
+    };
+    let unit = SpanUnit::Utf16;
+    let mut left = max_bytes;
+    let response = match req.replies {
+        Replies::One(reply) => {
+            let (found, _) =
+                compiled.check_within(&reply, options.record.as_ref(), options.version, left).ok_or_else(too_large)?;
+            Response::One(CheckResponse::new(options.version, findings_in(&reply, found, unit)))
+        }
+        Replies::Cases(cases) => {
+            let cases = CompiledCase::compile_all(cases, "/cases")?;
+            let mut results = Vec::with_capacity(cases.len());
+            for (index, c) in cases.iter().enumerate() {
+                let record = c.record.as_ref().or(options.record.as_ref());
+                let (found, rest) =
+                    compiled.check_within(&c.reply, record, options.version, left).ok_or_else(too_large)?;
+                left = rest;
+                let findings = findings_in(&c.reply, found, unit);
+                results.push(CaseResult { index, id: c.id.clone(), pass: findings.is_empty(), findings });
+            }
+            Response::Batch(BatchResponse::new(options.version, results))
+        }
+    };
+    let text = response.to_json_string();
+    if text.len() > max_bytes {
+        return Err(too_large());
+    }
+    Ok(text)
+}
+
 /// Lint in one call: a policy document in, `{"valid","errors","warnings"}` out (docs/LINT.md). Only a document the
 /// strict reader refuses is an `Err`; an invalid policy is a report with `valid: false`.
 pub fn validate_policy_json(policy: &[u8]) -> Result<String> {

@@ -166,7 +166,20 @@ impl CompiledPolicy {
     /// Checks one reply against this policy and a caller-supplied record. Findings are sorted by span start, then
     /// rule; the same input always gives the same findings.
     pub fn check(&self, reply: &str, record: Option<&CompiledRecord>, version: CheckerVersion) -> Vec<Finding> {
-        rules::check(self, reply, record, version)
+        rules::check(self, reply, record, version, usize::MAX).map(|(f, _)| f).unwrap_or_default()
+    }
+
+    /// [`check`](Self::check) within an output budget: findings are counted as they are made (rule, text and why,
+    /// plus 40 bytes each, a lower bound of their size in any response), and the check stops keeping them once
+    /// `budget` bytes are spent: `None` then. `Some((findings, bytes of the budget left))` otherwise.
+    pub fn check_within(
+        &self,
+        reply: &str,
+        record: Option<&CompiledRecord>,
+        version: CheckerVersion,
+        budget: usize,
+    ) -> Option<(Vec<Finding>, usize)> {
+        rules::check(self, reply, record, version, budget.min(usize::MAX - 1))
     }
 }
 

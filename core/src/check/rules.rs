@@ -29,13 +29,48 @@ struct Ctx<'a, 'p> {
     version: CheckerVersion,
     mentions: Vec<Mention>,
     findings: Vec<Finding>,
+    /// What is left of the caller's output budget, in bytes of findings ([`finding_size`]); once it is spent, no
+    /// finding is kept and `over` is set (the caller answers `output_too_large`).
+    left: usize,
+    over: bool,
+    /// Compactions (sort and dedup) run to recount a spent budget without repeats; bounded so work stays linear.
+    compactions: u8,
+}
+
+/// A lower bound of the bytes a finding takes in any response: its rule, text and why, plus the JSON around them.
+pub(crate) fn finding_size(f: &Finding) -> usize {
+    f.rule.len() + f.text.len() + f.why.len() + 40
 }
 
 impl<'a> Ctx<'a, '_> {
     fn push(&mut self, rule: &str, start: usize, end: usize, why: String) {
+        if self.over {
+            return;
+        }
         let (start, end) = self.original(start, end);
         let text = self.orig[start..end].to_owned();
-        self.findings.push(Finding { rule: rule.to_owned(), start, end, text, why });
+        let f = Finding { rule: rule.to_owned(), start, end, text, why };
+        let size = finding_size(&f);
+        self.findings.push(f);
+        if size <= self.left {
+            self.left -= size;
+            return;
+        }
+        // Spent: repeats (one rule on one span) are dropped from the answer, so recount without them, a few times
+        // at most; past that the output is over the budget.
+        if self.left != usize::MAX && self.compactions < 4 {
+            self.compactions += 1;
+            let before: usize = self.findings.iter().map(finding_size).sum();
+            sort_dedup(&mut self.findings);
+            let after: usize = self.findings.iter().map(finding_size).sum();
+            let budget = self.left.saturating_add(before - size);
+            if after <= budget {
+                self.left = budget - after;
+                return;
+            }
+        }
+        self.over = true;
+        self.findings = Vec::new();
     }
 
     /// A span of `text.src` as offsets into the reply as written.
@@ -55,14 +90,20 @@ impl<'a> Ctx<'a, '_> {
 
     /// The item an amount or claim at token `tok` belongs to: named in the same sentence, in the same clause if
     /// any is, nearest first, and on a tie the one before it.
+    ///
+    /// Mentions are in reply order and never overlap, and sentences and clauses are numbered in reply order, so the
+    /// nearest mention of any sentence or clause is next to where `tok` falls among them: at most three are looked
+    /// at, found by binary search (linear time over a reply, however many amounts and names it has).
     fn associate(&self, tok: usize) -> Option<usize> {
-        let t = self.text.toks[tok];
+        let toks = &self.text.toks;
+        let t = toks[tok];
         let dist = |m: &Mention| {
             if m.last < tok { (tok - m.last, 0) } else { (m.first.saturating_sub(tok), 1) }
         };
-        let same_sentence = self.mentions.iter().filter(|m| self.text.toks[m.first].sentence == t.sentence);
-        let in_clause =
-            same_sentence.clone().filter(|m| self.text.toks[m.first].clause == t.clause).min_by_key(|m| dist(m));
+        let split = self.mentions.partition_point(|m| m.last < tok);
+        let near = || self.mentions[split.saturating_sub(1)..(split + 2).min(self.mentions.len())].iter();
+        let same_sentence = near().filter(|m| toks[m.first].sentence == t.sentence);
+        let in_clause = same_sentence.clone().filter(|m| toks[m.first].clause == t.clause).min_by_key(|m| dist(m));
         in_clause.or_else(|| same_sentence.min_by_key(|m| dist(m))).map(|m| m.item)
     }
 
@@ -84,13 +125,21 @@ impl<'a> Ctx<'a, '_> {
     }
 }
 
-/// Runs every rule over one reply.
+/// The findings in answer order (span start, rule, end), each rule and span once.
+fn sort_dedup(f: &mut Vec<Finding>) {
+    f.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.rule.cmp(&b.rule)).then(a.end.cmp(&b.end)));
+    f.dedup_by(|b, a| a.rule == b.rule && a.start == b.start && a.end == b.end);
+}
+
+/// Runs every rule over one reply, keeping findings of at most `budget` bytes ([`finding_size`]): `None` once they
+/// would take more (`usize::MAX`: no bound). `Some((findings, bytes left))` otherwise.
 pub(super) fn check(
     p: &CompiledPolicy,
     reply: &str,
     record: Option<&CompiledRecord>,
     version: CheckerVersion,
-) -> Vec<Finding> {
+    budget: usize,
+) -> Option<(Vec<Finding>, usize)> {
     let normalized = if version.reads_roles() { super::text::normalize(reply) } else { None };
     let orig = reply;
     let (reply, map) = match &normalized {
@@ -101,7 +150,18 @@ pub(super) fn check(
     // Sized for a typical reply so the hot path does not regrow these (DESIGN §8).
     let mut matches: Vec<Match> = Vec::with_capacity(16);
     p.matcher.find_all(&text, &mut matches);
-    let mut cx = Ctx { p, text: &text, orig, map, version, mentions: Vec::with_capacity(8), findings: Vec::new() };
+    let mut cx = Ctx {
+        p,
+        text: &text,
+        orig,
+        map,
+        version,
+        mentions: Vec::with_capacity(8),
+        findings: Vec::new(),
+        left: budget,
+        over: false,
+        compactions: 0,
+    };
 
     // Item mentions: the longest name wins where two overlap ("Pro Annual" over "Pro").
     let mut items: Vec<Mention> = matches
@@ -143,10 +203,15 @@ pub(super) fn check(
     forbidden(&mut cx, &matches);
     actions(&mut cx, &matches, record);
 
+    if cx.over {
+        return None;
+    }
     let mut f = cx.findings;
-    f.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.rule.cmp(&b.rule)).then(a.end.cmp(&b.end)));
-    f.dedup_by(|b, a| a.rule == b.rule && a.start == b.start && a.end == b.end);
-    f
+    sort_dedup(&mut f);
+    // Repeats dropped here give their bytes back.
+    let left =
+        if budget == usize::MAX { budget } else { budget.saturating_sub(f.iter().map(finding_size).sum::<usize>()) };
+    Some((f, left))
 }
 
 /// `price:mismatch`, `price:currency`, `price:unknown`.
@@ -154,6 +219,7 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     let text = cx.text;
     let respectively = if cx.version.reads_roles() { respectively(cx, money, consumed) } else { None };
     let quantities = if cx.version.reads_roles() { quantities(cx) } else { Vec::new() };
+    let quantities = Totals::new(cx, &quantities);
     for (mi, m) in money.iter().enumerate() {
         if consumed[mi] {
             continue;
@@ -236,15 +302,37 @@ fn quantities(cx: &Ctx<'_, '_>) -> Vec<Quantity> {
         .collect()
 }
 
+/// 2026-12-01: the stated totals a reply's counts allow, per sentence: a count of an item times one of its approved
+/// amounts, by item and for any item. Built once per reply, so each amount is looked up in constant time.
+#[derive(Default)]
+struct Totals {
+    by_item: rustc_hash::FxHashSet<(u32, usize, Dec)>,
+    any: rustc_hash::FxHashSet<(u32, Dec)>,
+}
+
+impl Totals {
+    fn new(cx: &Ctx<'_, '_>, quantities: &[Quantity]) -> Totals {
+        let mut t = Totals::default();
+        for q in quantities {
+            for a in &cx.p.items[q.item].amounts {
+                if let Some(total) = a.checked_mul_int(q.count) {
+                    t.by_item.insert((q.sentence, q.item, total));
+                    t.any.insert((q.sentence, total));
+                }
+            }
+        }
+        t
+    }
+}
+
 /// 2026-12-01: whether `amount` at token `tok` is a stated total: a count of an item in the same sentence times one
 /// of its approved amounts ("3 seats at $149 come to $447"). `item`: the item the amount is tied to, if any.
-fn is_total(cx: &Ctx<'_, '_>, quantities: &[Quantity], tok: usize, item: Option<usize>, amount: Dec) -> bool {
+fn is_total(cx: &Ctx<'_, '_>, totals: &Totals, tok: usize, item: Option<usize>, amount: Dec) -> bool {
     let sentence = cx.text.toks[tok].sentence;
-    let from = quantities.partition_point(|q| q.sentence < sentence);
-    quantities[from..].iter().take_while(|q| q.sentence == sentence).any(|q| {
-        item.is_none_or(|i| i == q.item)
-            && cx.p.items[q.item].amounts.iter().any(|a| a.checked_mul_int(q.count) == Some(amount))
-    })
+    match item {
+        Some(i) => totals.by_item.contains(&(sentence, i, amount)),
+        None => totals.any.contains(&(sentence, amount)),
+    }
 }
 
 /// 2026-12-01: "Starter and Pro are $49 and $149 respectively": in a sentence with `respectively`, the amounts are
