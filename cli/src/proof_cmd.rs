@@ -4,7 +4,6 @@
 //! results to exit statuses.
 
 use std::ffi::OsString;
-use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -95,13 +94,7 @@ fn parse_verify_args(args: &[OsString]) -> Result<Option<VerifyArgs>, ExitCode> 
 }
 
 fn print_text(text: &str, status: u8) -> ExitCode {
-    match writeln!(io::stdout().lock(), "{text}") {
-        Ok(()) => ExitCode::from(status),
-        Err(e) => {
-            eprintln!("curbi: cannot write to stdout: {e}");
-            ExitCode::from(EXIT_INTERNAL)
-        }
-    }
+    super::print_status(text, status)
 }
 
 fn print_error(e: &Error, pretty: bool) -> ExitCode {

@@ -35,6 +35,8 @@ struct Ctx<'a, 'p> {
     over: bool,
     /// Compactions (sort and dedup) run to recount a spent budget without repeats; bounded so work stays linear.
     compactions: u8,
+    /// Where the last [`Ctx::split_at`] landed.
+    hint: std::cell::Cell<usize>,
 }
 
 /// A lower bound of the bytes a finding takes in any response: its rule, text and why, plus the JSON around them.
@@ -100,11 +102,32 @@ impl<'a> Ctx<'a, '_> {
         let dist = |m: &Mention| {
             if m.last < tok { (tok - m.last, 0) } else { (m.first.saturating_sub(tok), 1) }
         };
-        let split = self.mentions.partition_point(|m| m.last < tok);
+        let split = self.split_at(tok);
         let near = || self.mentions[split.saturating_sub(1)..(split + 2).min(self.mentions.len())].iter();
         let same_sentence = near().filter(|m| toks[m.first].sentence == t.sentence);
         let in_clause = same_sentence.clone().filter(|m| toks[m.first].clause == t.clause).min_by_key(|m| dist(m));
         in_clause.or_else(|| same_sentence.min_by_key(|m| dist(m))).map(|m| m.item)
+    }
+
+    /// How many mentions end before token `tok`: `mentions.partition_point(|m| m.last < tok)`, stepped to from the
+    /// answer of the previous call (rules ask in reply order), so a long reply's lookups stay in cache; a far jump
+    /// falls back to the binary search.
+    fn split_at(&self, tok: usize) -> usize {
+        let ms = &self.mentions;
+        let mut k = self.hint.get().min(ms.len());
+        for _ in 0..16 {
+            if k < ms.len() && ms[k].last < tok {
+                k += 1;
+            } else if k > 0 && ms[k - 1].last >= tok {
+                k -= 1;
+            } else {
+                self.hint.set(k);
+                return k;
+            }
+        }
+        let k = ms.partition_point(|m| m.last < tok);
+        self.hint.set(k);
+        k
     }
 
     /// Approved prices of item `i`, and the prices after any approved discount that applies to it
@@ -161,6 +184,7 @@ pub(super) fn check(
         left: budget,
         over: false,
         compactions: 0,
+        hint: std::cell::Cell::new(0),
     };
 
     // Item mentions: the longest name wins where two overlap ("Pro Annual" over "Pro").
@@ -343,20 +367,29 @@ fn respectively(cx: &Ctx<'_, '_>, money: &[Money], consumed: &[bool]) -> Option<
     let sentence_of = |m: &Money| text.tok_containing(m.digits).map_or(0, |t| text.toks[t].sentence);
     let mut out: Option<Vec<Option<usize>>> = None;
     let mut done = u32::MAX;
+    // Sentences are met in reply order, and amounts and mentions are in reply order: three cursors that only move
+    // forward find each sentence's run of them (linear time over the reply).
+    let (mut from, mut to, mut lo) = (0usize, 0usize, 0usize);
     for (k, t) in text.toks.iter().enumerate() {
         if t.sentence == done || text.word_at(k) != "respectively" {
             continue;
         }
         done = t.sentence;
-        // Amounts are in reply order, so the sentence's are one run of them.
-        let from = money.partition_point(|m| sentence_of(m) < t.sentence);
-        let to = money.partition_point(|m| sentence_of(m) <= t.sentence);
+        while from < money.len() && sentence_of(&money[from]) < t.sentence {
+            from += 1;
+        }
+        to = to.max(from);
+        while to < money.len() && sentence_of(&money[to]) <= t.sentence {
+            to += 1;
+        }
+        while lo < cx.mentions.len() && text.toks[cx.mentions[lo].first].sentence < t.sentence {
+            lo += 1;
+        }
         let amounts: Vec<usize> = (from..to).filter(|&mi| !consumed[mi]).collect();
         let Some(&first_amount) = amounts.first() else {
             continue;
         };
         let first_tok = text.tok_containing(money[first_amount].digits).unwrap_or(0);
-        let lo = cx.mentions.partition_point(|m| text.toks[m.first].sentence < t.sentence);
         let items: Vec<usize> = cx.mentions[lo..].iter().take_while(|m| m.last < first_tok).map(|m| m.item).collect();
         if items.len() == amounts.len() && items.len() > 1 {
             let out = out.get_or_insert_with(|| vec![None; money.len()]);
