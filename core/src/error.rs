@@ -99,8 +99,8 @@ pub enum ErrorCode {
     Storage,
     /// Recorder: the database is not a recorder database this version reads, or fails its checks.
     Corrupt,
-    /// A document nested deeper than the JSON reader's limit (128), or one that contains itself (a binding's
-    /// conversion of a native value).
+    /// A binding's native value (a Python dict, a JavaScript object) nested 128 containers deep or more, where the
+    /// JSON reader refuses the same document as text, or one that contains itself.
     TooDeep,
     /// Server: this caller sent more requests than its per-minute limit (HTTP 429, `Retry-After`).
     RateLimited,

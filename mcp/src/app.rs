@@ -138,6 +138,7 @@ pub async fn serve_with(
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(limits.header_timeout)
+                .max_buf_size(READ_BUFFER)
                 .serve_connection(io, service);
             tokio::pin!(conn);
             tokio::select! {
@@ -155,6 +156,9 @@ pub async fn serve_with(
     let _ = slots.acquire_many(all).await;
     Ok(())
 }
+
+/// The largest read buffer of a connection, in bytes: request headers larger than this are refused (431).
+pub const READ_BUFFER: usize = 64 * 1024;
 
 /// A connection with two deadlines: a read that waits `idle` with nothing received, or a write (or flush) that
 /// makes no progress for `write`, fails with `TimedOut`, and hyper closes the connection.

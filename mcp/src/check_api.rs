@@ -71,7 +71,7 @@ async fn handle(server: &Arc<Server>, req: Request) -> Result<Response, Refused>
     })
     .await?;
     let max = config.max_check_response;
-    match server.pool.run(move || check_within(&body, max)).await {
+    match server.pool.run_sized(body.len(), move || check_within(&body, max)).await {
         Ok(res) => Ok(res),
         Err(JobError::Overloaded) => Err(Refused(
             StatusCode::SERVICE_UNAVAILABLE,

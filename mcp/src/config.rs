@@ -20,7 +20,7 @@ pub const DEFAULT_CHECK_RATE_PER_MINUTE: u32 = 600;
 /// request of that address that carries `Authorization` is a 429 until the window ends, a valid key or not.
 pub const DEFAULT_AUTH_FAILURES_PER_MINUTE: u32 = 10;
 /// Largest `POST /v1/check` response body, in bytes (docs/CHECK_API.md, Limits).
-pub const MAX_CHECK_RESPONSE: usize = 1024 * 1024;
+pub const MAX_CHECK_RESPONSE: usize = 256 * 1024;
 
 /// How the server is configured: keys, limits and the hosts the MCP endpoint answers for.
 #[derive(Debug, Clone)]
@@ -81,7 +81,7 @@ impl Default for Config {
             max_check_response: MAX_CHECK_RESPONSE,
             workers: std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
             queue: 256,
-            max_connections: 4096,
+            max_connections: 1024,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),

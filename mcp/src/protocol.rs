@@ -345,9 +345,10 @@ async fn call(
     let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
     // On the bounded pool, off the async workers: a full pool is a 503 with Retry-After, never a longer queue.
     let job = Arc::clone(server);
+    let size = serde_json::to_vec(&arguments).map_or(usize::MAX, |b| b.len());
     let outcome = server
         .pool
-        .run(move || {
+        .run_sized(size, move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tools::run(tool, &arguments, &job.config))).ok()
         })
         .await;

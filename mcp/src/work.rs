@@ -18,10 +18,16 @@ pub enum JobError {
     Panicked,
 }
 
-/// A fixed number of permits to run, and a count of jobs admitted (running or waiting).
+/// Requests up to this many bytes are light: an ordinary check. Larger ones are heavy.
+pub const LIGHT_BYTES: usize = 8 * 1024;
+
+/// A fixed number of permits to run, and a count of jobs admitted (running or waiting). Heavy jobs (large
+/// requests) first take one of `workers - 1` heavy permits (at least one), so one worker is always left to light
+/// jobs: a flood of large requests slows ordinary checks by at most one job's time, never by a queue of them.
 #[derive(Debug)]
 pub struct WorkPool {
     running: Arc<Semaphore>,
+    heavy: Arc<Semaphore>,
     admitted: Arc<AtomicUsize>,
     capacity: usize,
 }
@@ -41,6 +47,7 @@ impl WorkPool {
         let workers = workers.max(1);
         WorkPool {
             running: Arc::new(Semaphore::new(workers)),
+            heavy: Arc::new(Semaphore::new((workers - 1).max(1))),
             admitted: Arc::new(AtomicUsize::new(0)),
             capacity: workers.saturating_add(queue),
         }
@@ -55,14 +62,27 @@ impl WorkPool {
     /// jobs are already admitted. The permit and the admission go with the job: a caller that stops waiting does not
     /// free its worker before the job ends, so no more than `workers` jobs ever run.
     pub async fn run<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Result<T, JobError> {
+        self.run_sized(0, job).await
+    }
+
+    /// [`run`](Self::run) for a job on a request of `bytes` bytes: heavy past [`LIGHT_BYTES`].
+    pub async fn run_sized<T: Send + 'static>(
+        &self,
+        bytes: usize,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, JobError> {
         let prior = self.admitted.fetch_add(1, Ordering::AcqRel);
         let admission = Admission(Arc::clone(&self.admitted));
         if prior >= self.capacity {
             return Err(JobError::Overloaded);
         }
+        let heavy = match bytes > LIGHT_BYTES {
+            true => Some(Arc::clone(&self.heavy).acquire_owned().await.map_err(|_| JobError::Overloaded)?),
+            false => None,
+        };
         let permit = Arc::clone(&self.running).acquire_owned().await.map_err(|_| JobError::Overloaded)?;
         tokio::task::spawn_blocking(move || {
-            let _held = (permit, admission);
+            let _held = (permit, heavy, admission);
             job()
         })
         .await

@@ -40,9 +40,9 @@ for (const [name, call] of Object.entries(ENTRY_POINTS)) {
     refused(() => call(doc), 'too_deep', '/policy/self')
   })
 
-  test(`${name}: 1,000 and 100,000 levels are too_deep at the 129th`, () => {
-    refused(() => call(deep(1000)), 'too_deep', '/a'.repeat(128))
-    refused(() => call(deep(100000)), 'too_deep', '/a'.repeat(128))
+  test(`${name}: 1,000 and 100,000 levels are too_deep at the 128th container`, () => {
+    refused(() => call(deep(1000)), 'too_deep', '/a'.repeat(127))
+    refused(() => call(deep(100000)), 'too_deep', '/a'.repeat(127))
   })
 }
 
@@ -50,6 +50,7 @@ test('a BigInt is invalid_type at its path', () => {
   refused(() => curbi.compilePolicy({ prices: [{ item: 'Pro', amount: 10n }] }), 'invalid_type', '/prices/0/amount')
 })
 
-test('128 levels are read like JSON text: refused for their content, not their depth', () => {
-  refused(() => curbi.compilePolicy(deep(127)), 'unknown_field', '/a')
+test('127 containers are read like JSON text: refused for their content, not their depth', () => {
+  refused(() => curbi.compilePolicy(deep(126)), 'unknown_field', '/a')
+  refused(() => curbi.compilePolicy(deep(127)), 'too_deep', '/a'.repeat(127))
 })

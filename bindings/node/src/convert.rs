@@ -50,7 +50,7 @@ fn stringify(env: &Env, value: Unknown) -> Result<String, Error> {
     match f.call(value) {
         Ok(Some(text)) if nesting(&text) <= MAX_DEPTH => Ok(text),
         Ok(Some(_)) => Err(diagnose(env, value)
-            .unwrap_or_else(|| Error::new(ErrorCode::TooDeep, "", "the value nests deeper than 128 levels"))),
+            .unwrap_or_else(|| Error::new(ErrorCode::TooDeep, "", "the value nests more than 127 containers deep"))),
         Ok(None) => {
             Err(Error::new(ErrorCode::InvalidJson, "", "the value has no JSON form (JSON.stringify gave undefined)"))
         }
@@ -60,8 +60,9 @@ fn stringify(env: &Env, value: Unknown) -> Result<String, Error> {
     }
 }
 
-/// The core reader's nesting limit (serde_json's).
-const MAX_DEPTH: usize = 128;
+/// How many containers deep JSON text may nest: the core reader's limit (serde_json's recursion limit of 128
+/// refuses the 128th container).
+const MAX_DEPTH: usize = 127;
 
 /// How deep JSON text nests (brackets outside strings), in one pass over its bytes.
 fn nesting(text: &str) -> usize {

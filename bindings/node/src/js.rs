@@ -24,10 +24,10 @@ const CURBI_ERROR: &str = "(function () {
 
 /// `(value) => [code, path, message] | null`: why a value has no JSON document, found by walking it without
 /// recursion (run only after `JSON.stringify` threw or its text nests too deep, never on the hot path): a value
-/// that contains itself or nests deeper than 128 levels (the core reader's limit) is `too_deep`, a BigInt, symbol or
+/// that contains itself or nests more than 127 containers deep (the core reader's limit) is `too_deep`, a BigInt, symbol or
 /// function where a value belongs is `invalid_type`, each at the JSON pointer of the first such place.
 const DIAGNOSE: &str = "(function () {
-  const MAX = 128
+  const MAX = 127
   const esc = (k) => String(k).replace(/~/g, '~0').replace(/\\//g, '~1')
   return (root) => {
     const stack = [[root, '', 0, null]]
@@ -38,7 +38,7 @@ const DIAGNOSE: &str = "(function () {
       if (typeof v === 'bigint') return ['invalid_type', path, 'a BigInt has no JSON form; pass a number or a string']
       if (v === null || typeof v !== 'object') continue
       if (open.includes(v)) return ['too_deep', path, 'the value contains itself']
-      if (depth >= MAX) return ['too_deep', path, 'the value nests deeper than ' + MAX + ' levels']
+      if (depth >= MAX) return ['too_deep', path, 'the value nests more than ' + MAX + ' containers deep']
       if (typeof v.toJSON === 'function') continue
       open.push(v)
       stack.push([v, path, depth, true])

@@ -52,9 +52,9 @@ fn type_error(py: Python<'_>, path: &str, what: &str) -> PyErr {
     raise(py, Error::new(ErrorCode::InvalidType, path, what.to_owned()))
 }
 
-/// How deep a document may nest: the same limit as the core's JSON reader (serde_json's 128), so a dict is refused
-/// exactly where the same document written as JSON text would be.
-const MAX_DEPTH: usize = 128;
+/// How many containers deep a document may nest: the same limit as the core's JSON reader (serde_json's recursion
+/// limit of 128 refuses the 128th container), so a dict is refused exactly where its JSON text would be.
+const MAX_DEPTH: usize = 127;
 
 /// A Python `str` as Rust text, or `invalid_value` at `path` for one that is not valid Unicode (a lone surrogate).
 fn text_of(py: Python<'_>, s: &Bound<'_, PyString>, path: &str) -> PyResult<String> {
@@ -123,7 +123,7 @@ fn to_json_at(
         return Err(raise(py, Error::new(ErrorCode::TooDeep, path, "the value contains itself")));
     }
     if open.len() >= MAX_DEPTH {
-        let m = format!("the value nests deeper than {MAX_DEPTH} levels");
+        let m = format!("the value nests more than {MAX_DEPTH} containers deep (the JSON reader's limit)");
         return Err(raise(py, Error::new(ErrorCode::TooDeep, path, m)));
     }
     open.push(address);

@@ -3,20 +3,21 @@ or nests 100,000 deep is a `too_deep` error with its path (it was a segfault, ex
 error; a Decimal reaches the core as written; a long reply is checked without holding the GIL."""
 
 import decimal
+import json
 import threading
 import time
 
 import curbi
 import pytest
 
-# Every dict-taking entry point, and the argument shape it takes.
+# Every dict-taking entry point, and the path its errors start from.
 ENTRY_POINTS = [
-    ("Policy.compile", lambda d: curbi.Policy.compile(d)),
-    ("check", lambda d: curbi.check(d)),
-    ("validate_policy", lambda d: curbi.validate_policy(d)),
-    ("verify_bundle", lambda d: curbi.verify_bundle(d)),
-    ("Verifier.compile", lambda d: curbi.Verifier.compile(d)),
-    ("Record.parse", lambda d: curbi.Record.parse(d)),
+    ("Policy.compile", lambda d: curbi.Policy.compile(d), ""),
+    ("check", lambda d: curbi.check(d), ""),
+    ("validate_policy", lambda d: curbi.validate_policy(d), ""),
+    ("verify_bundle", lambda d: curbi.verify_bundle(d), ""),
+    ("Verifier.compile", lambda d: curbi.Verifier.compile(d), ""),
+    ("Record.parse", lambda d: curbi.Record.parse(d), "/record"),
 ]
 
 
@@ -30,23 +31,23 @@ def deep(levels):
     return doc
 
 
-@pytest.mark.parametrize("name,call", ENTRY_POINTS)
-def test_a_dict_that_contains_itself_is_too_deep(name, call):
+@pytest.mark.parametrize("name,call,base", ENTRY_POINTS)
+def test_a_dict_that_contains_itself_is_too_deep(name, call, base):
     doc = {"policy": {}}
     doc["policy"]["self"] = doc
     with pytest.raises(curbi.CurbiError) as e:
         call(doc)
     assert e.value.code == "too_deep", name
-    assert e.value.path == "/policy/self", name
+    assert e.value.path == base + "/policy/self", name
 
 
-@pytest.mark.parametrize("name,call", ENTRY_POINTS)
-def test_a_100000_deep_dict_is_too_deep_at_the_reader_limit(name, call):
+@pytest.mark.parametrize("name,call,base", ENTRY_POINTS)
+def test_a_100000_deep_dict_is_too_deep_at_the_reader_limit(name, call, base):
     with pytest.raises(curbi.CurbiError) as e:
         call(deep(100_000))
     assert e.value.code == "too_deep", name
-    # The 129th level is refused: the same limit as the JSON reader's 128.
-    assert e.value.path == "/a" * 128, name
+    # The 128th nested container is refused, where the JSON reader refuses the same document written as text.
+    assert e.value.path == base + "/a" * 127, name
 
 
 def test_a_list_that_contains_itself_is_too_deep():
@@ -57,11 +58,19 @@ def test_a_list_that_contains_itself_is_too_deep():
     assert (e.value.code, e.value.path) == ("too_deep", "/cases/1")
 
 
-def test_128_levels_are_read_like_json_text():
-    # As deep as the reader allows: no too_deep (the policy is then refused for its content, not its depth).
+def test_the_depth_limit_is_the_json_readers():
+    # 127 containers: read (then refused for its content, not its depth), as the same JSON text is; 128: too deep
+    # here and invalid_json ("recursion limit exceeded") as text.
+    for as_text in [False, True]:
+        with pytest.raises(curbi.CurbiError) as e:
+            curbi.Policy.compile(json.dumps(deep(126)) if as_text else deep(126))
+        assert e.value.code == "unknown_field"
+    with pytest.raises(curbi.CurbiError) as e:
+        curbi.Policy.compile(json.dumps(deep(127)))
+    assert e.value.code == "invalid_json"
     with pytest.raises(curbi.CurbiError) as e:
         curbi.Policy.compile(deep(127))
-    assert e.value.code == "unknown_field"
+    assert (e.value.code, e.value.path) == ("too_deep", "/a" * 127)
 
 
 @pytest.mark.parametrize(
