@@ -47,17 +47,19 @@ fn mandate_request(max: &str) -> String {
     input.to_string().replace("\"@MAX@\"", max)
 }
 
+/// Asserts a DENY decision with an `amount_invalid` reason at `path`.
+fn denied_at(decision: curbi::Result<String>, path: &str, max: &str) {
+    let text = decision.unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["decision"], "DENY", "{max}: {text}");
+    let reasons = v["reasons"].as_array().unwrap();
+    assert!(reasons.iter().any(|r| r["code"] == "amount_invalid" && r["path"] == path), "{max}: {text}");
+}
+
 #[test]
 fn mandate_and_grant_amounts_are_refused_at_their_path() {
     for max in ["1e-400", "1e400", "999999999999999.999999", "1e3"] {
-        let text = curbi::api::verify_checkout_json(mandate_request(max).as_bytes()).unwrap();
-        let v: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(v["decision"], "DENY", "{max}: {text}");
-        let reasons = v["reasons"].as_array().unwrap();
-        assert!(
-            reasons.iter().any(|r| r["code"] == "amount_invalid" && r["path"] == "/mandate/amount_range/max"),
-            "{max}: {text}"
-        );
+        denied_at(curbi::api::verify_checkout_json(mandate_request(max).as_bytes()), "/mandate/amount_range/max", max);
     }
     for max in ["1e-400", "1e400", "999999999999999.999999"] {
         let request = format!(
@@ -66,14 +68,7 @@ fn mandate_and_grant_amounts_are_refused_at_their_path() {
                "action":{{"agent":"a1","operation":"refund.create","resource":"order:1","amount":0,"currency":"USD"}},
                "now":"2026-11-01T00:00:00Z"}}"#
         );
-        let text = curbi::api::verify_action_json(request.as_bytes()).unwrap();
-        let v: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(v["decision"], "DENY", "{max}: {text}");
-        let reasons = v["reasons"].as_array().unwrap();
-        assert!(
-            reasons.iter().any(|r| r["code"] == "amount_invalid" && r["path"] == "/grant/limits/max_amount"),
-            "{max}: {text}"
-        );
+        denied_at(curbi::api::verify_action_json(request.as_bytes()), "/grant/limits/max_amount", max);
     }
 }
 

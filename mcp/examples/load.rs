@@ -16,20 +16,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-const ORDINARY: &str = r#"{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
+#[path = "../tests/common/attack.rs"]
+mod attack;
+use attack::amplifier;
 
-fn amplifier() -> Value {
-    let why = "w".repeat(200);
-    let forbid: Vec<Value> =
-        (0..50).map(|i| json!({"id": format!("r{i}"), "phrases": ["deal"], "why": why.clone()})).collect();
-    let reply = "deal ".repeat(780);
-    let cases: Vec<Value> = (0..12).map(|_| json!({"reply": reply.clone()})).collect();
-    json!({"policy": {"forbid": forbid}, "cases": cases})
-}
+const ORDINARY: &str = r#"{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
 
 fn request(addr: SocketAddr, path: &str, body: &str, extra: &str, close: bool) -> Vec<u8> {
     let connection = if close { "close" } else { "keep-alive" };

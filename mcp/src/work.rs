@@ -125,4 +125,34 @@ mod tests {
         assert_eq!(pool.admitted(), 0);
         assert_eq!(pool.run(|| 2).await, Ok(2));
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn heavy_jobs_leave_a_worker_to_light_ones() {
+        let pool = Arc::new(WorkPool::new(2, 8));
+        let (release, wait) = mpsc::channel::<()>();
+        let wait = Arc::new(std::sync::Mutex::new(wait));
+        // Two heavy jobs: one runs, the other waits for the one heavy place.
+        let heavy: Vec<_> = (0..2)
+            .map(|_| {
+                let (pool, w) = (Arc::clone(&pool), Arc::clone(&wait));
+                tokio::spawn(async move {
+                    pool.run_sized(LIGHT_BYTES + 1, move || {
+                        let _ = w.lock().map(|r| r.recv_timeout(Duration::from_secs(10)));
+                    })
+                    .await
+                })
+            })
+            .collect();
+        while pool.admitted() < 2 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        // A light job still runs at once on the worker the heavy ones cannot take.
+        let light = tokio::time::timeout(Duration::from_secs(5), pool.run_sized(100, || 7)).await;
+        assert_eq!(light.expect("a light job is not stuck behind heavy ones"), Ok(7));
+        release.send(()).expect("release");
+        release.send(()).expect("release");
+        for h in heavy {
+            assert_eq!(h.await.expect("join"), Ok(()));
+        }
+    }
 }

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use common::attack::amplifier;
 use common::{Reply, send_raw};
 use curbi_mcp::{ApiKey, Config, KeySet, Limits, Scope, router, serve_with};
 
@@ -193,17 +194,6 @@ async fn verify_checkout_exists_only_in_a_sandbox_deployment_for_a_test_key() {
     assert_eq!(r.json()["error"]["code"], -32602);
 }
 
-/// The amplifier: 50 forbid rules with long whys, 12 cases of one phrase repeated: about 60 KB in, hundreds
-/// of megabytes out before. Now the check stops at the cap and answers a short `output_too_large`.
-fn amplifier() -> Value {
-    let why = "w".repeat(200);
-    let forbid: Vec<Value> =
-        (0..50).map(|i| json!({"id": format!("r{i}"), "phrases": ["deal"], "why": why.clone()})).collect();
-    let reply = "deal ".repeat(780);
-    let cases: Vec<Value> = (0..12).map(|_| json!({"reply": reply.clone()})).collect();
-    json!({"policy": {"forbid": forbid}, "cases": cases})
-}
-
 #[tokio::test]
 async fn output_amplification_stops_at_the_cap() {
     let addr = start(open_config()).await;
@@ -296,51 +286,31 @@ async fn idle_connections_do_not_lock_out_new_clients() {
 
 #[tokio::test]
 async fn a_client_that_never_reads_is_dropped() {
-    let addr = start_with(Config { max_check_response: 4 << 20, ..open_config() }, short_limits()).await;
-    // Many pipelined requests whose answers are never read: the server's writes stall, and it drops the connection.
-    let why = "w".repeat(200);
-    let forbid: Vec<Value> = (0..20).map(|i| json!({"id": format!("r{i}"), "phrases": ["deal"], "why": why})).collect();
-    let body = json!({"policy": {"forbid": forbid}, "reply": "deal ".repeat(700)}).to_string();
+    let addr = start_with(Config { max_check_response: 64 << 20, ..open_config() }, short_limits()).await;
+    // One request whose answer (about 40 MB) is far larger than any socket buffer, never read: the server's write
+    // stalls once the buffers are full, and past the write timeout it drops the connection and the answer.
+    let mut body = amplifier();
+    body["cases"].as_array_mut().unwrap().truncate(4);
+    let body = body.to_string();
     let one = format!(
         "POST /v1/check HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
-    // A small receive window, so the server's side fills after a few answers whatever the host's buffer sizes.
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(64 * 1024).unwrap();
     let mut stream = socket.connect(addr).await.unwrap();
-    let mut dropped = false;
-    for _ in 0..400 {
-        match tokio::time::timeout(Duration::from_secs(5), stream.write_all(one.as_bytes())).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => {
-                dropped = true;
-                break;
-            }
-            // Our own writes stall: the server has stopped reading; wait for it to close.
-            Err(_) => break,
+    stream.write_all(one.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0usize;
+    let closed = loop {
+        match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break true,
+            Ok(Ok(n)) => total += n,
+            Err(_) => break false,
         }
-    }
-    if !dropped {
-        let mut buf = vec![0u8; 1 << 16];
-        // Past the write timeout the server has closed: a read sees the end (after the unread answers) or a reset.
-        tokio::time::sleep(Duration::from_secs(3)).await;
-        let mut total = 0usize;
-        let started = Instant::now();
-        loop {
-            match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await {
-                Ok(Ok(0)) | Ok(Err(_)) => {
-                    dropped = true;
-                    break;
-                }
-                Ok(Ok(n)) => total += n,
-                Err(_) => break,
-            }
-            if started.elapsed() > Duration::from_secs(30) {
-                break;
-            }
-        }
-        assert!(total < 400 * 200_000, "{total}");
-    }
-    assert!(dropped, "the server kept a connection whose client does not read");
+    };
+    assert!(closed, "the server kept a connection whose client does not read");
+    // What was already in the socket buffers arrives; the rest of the answer was never sent.
+    assert!(total < 20 << 20, "{total} bytes arrived: the whole answer was written after all");
 }
