@@ -2,7 +2,7 @@
 //! existing file unless told, and a broken pipe or a full disk on stdout reported as exit 4, not 3 ("internal").
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
@@ -46,7 +46,7 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn export(request: &PathBuf, out: &PathBuf, extra: &[&str]) -> Output {
+fn export(request: &Path, out: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["export", request.to_str().unwrap(), "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     Command::new(BIN).args(args).output().unwrap()

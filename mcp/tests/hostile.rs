@@ -93,8 +93,12 @@ async fn a_host_must_be_one_host_with_an_optional_port() {
         assert_eq!((r.status, r.json()["error"]["code"].as_str()), (400, Some("invalid_host")), "{bad:?}");
     }
     for good in [format!("Host: [::1]:{port}"), format!("Host: 127.0.0.1:{port}"), "Host: shop.example".into()] {
-        assert_eq!(post(addr, "/mcp", &[good.clone()], ping.as_bytes()).await.status, 200, "{good}");
-        assert_eq!(post(addr, "/v1/check", &[good.clone()], STARTER.as_bytes()).await.status, 200, "{good}");
+        assert_eq!(post(addr, "/mcp", std::slice::from_ref(&good), ping.as_bytes()).await.status, 200, "{good}");
+        assert_eq!(
+            post(addr, "/v1/check", std::slice::from_ref(&good), STARTER.as_bytes()).await.status,
+            200,
+            "{good}"
+        );
     }
 }
 
@@ -179,17 +183,20 @@ async fn verify_checkout_exists_only_in_a_sandbox_deployment_for_a_test_key() {
     // Not a sandbox deployment: no key sees or calls it (an unknown tool, -32602).
     let addr = start(keyed(open_config())).await;
     for auth in [&test, &live] {
-        assert!(!names(&rpc(addr, &list, &[auth.clone()]).await).contains(&"verify_checkout".to_owned()), "{auth}");
-        let r = rpc(addr, &call(2, "verify_checkout", args.clone()), &[auth.clone()]).await;
+        assert!(
+            !names(&rpc(addr, &list, std::slice::from_ref(auth)).await).contains(&"verify_checkout".to_owned()),
+            "{auth}"
+        );
+        let r = rpc(addr, &call(2, "verify_checkout", args.clone()), std::slice::from_ref(auth)).await;
         assert_eq!(r.json()["error"]["code"], -32602, "{auth}");
     }
 
     // A sandbox deployment: a test key with the scope calls it; a live key with the scope does not see it.
     let addr = start(keyed(Config { sandbox: true, ..open_config() })).await;
-    assert!(names(&rpc(addr, &list, &[test.clone()]).await).contains(&"verify_checkout".to_owned()));
-    let r = rpc(addr, &call(3, "verify_checkout", args.clone()), &[test.clone()]).await;
+    assert!(names(&rpc(addr, &list, std::slice::from_ref(&test)).await).contains(&"verify_checkout".to_owned()));
+    let r = rpc(addr, &call(3, "verify_checkout", args.clone()), std::slice::from_ref(&test)).await;
     assert_eq!(r.json()["result"]["structuredContent"]["object"], "purchase_check");
-    assert!(!names(&rpc(addr, &list, &[live.clone()]).await).contains(&"verify_checkout".to_owned()));
+    assert!(!names(&rpc(addr, &list, std::slice::from_ref(&live)).await).contains(&"verify_checkout".to_owned()));
     let r = rpc(addr, &call(4, "verify_checkout", args), &[live]).await;
     assert_eq!(r.json()["error"]["code"], -32602);
 }
