@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build fmt-check clippy rust-test summary bench crash bench-recorder
+.PHONY: demo test build fmt-check clippy rust-test summary bench crash bench-recorder load linear
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
@@ -26,3 +26,12 @@ crash:
 
 bench-recorder:
 	$(CARGO) bench -p curbi-recorder --locked --bench recorder
+
+# Issue 15's bounded hostile load on loopback (docs/SECURITY.md): 50 hostile and 50 ordinary clients and 500 idle
+# connections against the release `curbi serve` for 20 s; fails unless the ordinary p99 < 100 ms and peak RSS < 256 MiB.
+load: build
+	$(CARGO) run --release --locked -p curbi-mcp --example load -- $(CURBI) $${LOAD_SECONDS:-20}
+
+# Check time per byte from 1 KB to 10 MB replies of every adversarial shape (docs/PERFORMANCE.md).
+linear:
+	$(CARGO) run --release --locked -p curbi --example linear_check

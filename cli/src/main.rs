@@ -28,9 +28,11 @@ Usage:
                                 (default 127.0.0.1:8787, loopback only; keys and limits: docs/MCP.md)
   curbi lint [--pretty] [--strict] POLICY
                                 Lint a policy document: {valid, errors, warnings} (docs/LINT.md)
-  curbi export REQUEST --out DIR [--title T] [--checker VERSION]
+  curbi export REQUEST --out DIR [--title T] [--checker VERSION] [--force]
                                 Run a check request and write it as a CI regression: regression.json,
-                                regression.test.mjs (node --test) and test_regression.py (docs/REGRESSION.md)
+                                regression.test.mjs (node --test) and test_regression.py (docs/REGRESSION.md);
+                                existing files are kept (exit 2) unless --force replaces them; never through a
+                                symlink
   curbi replay [--json] REGRESSION
                                 Replay regression.json with its pinned checker and diff every case
   curbi purchase MANDATE CHECKOUT [--ledger FILE] [--merchant FILE] [--payment FILE] [--recurring FILE]
@@ -51,7 +53,8 @@ Usage:
                                 bundle, receipt, keys, status (curbi recorder help; docs/RECORDER.md)
   curbi vectors [--out DIR] [--check-file FILE] [--check]
                                 Write the Proof of Action vectors (default vectors/proof) and the receipt
-                                check vectors (default vectors/check/99-receipts.json), or check both
+                                check vectors (DIR/../check/99-receipts.json when that folder exists, or
+                                FILE), or check both
                                 against the generator byte for byte
   curbi help | --help           Show this help
   curbi --version               Show the version and the current checker version
@@ -62,6 +65,9 @@ check exit status:
   2  invalid input: the error document {\"error\":{\"code\",\"message\",\"path\"}} is printed on stdout
      (or, for an unreadable file or bad arguments, a message on stderr)
   3  internal error (a bug: please report it with the input)
+  4  the output could not be written (stdout closed: a broken pipe; or a full disk), for every command
+Every command reads at most 256 MiB from one FILE or stdin (CURBI_MAX_INPUT_BYTES sets the limit); a larger
+input is refused with exit 2.
 
 lint exit status: 0 valid (warnings allowed; with --strict, none), 1 invalid, 2 unreadable.
 export exit status: 0 written, 2 invalid request or unwritable DIR.
@@ -79,8 +85,27 @@ The request format is docs/CHECK_API.md.";
 
 /// Exit status for bad input, bad arguments and unreadable files.
 const EXIT_INVALID: u8 = 2;
-/// Exit status for a caught panic or an output failure.
+/// Exit status for a caught panic (a bug).
 const EXIT_INTERNAL: u8 = 3;
+/// Exit status when the output cannot be written: the reader of stdout went away (a broken pipe) or the disk is
+/// full. Not a bug of curbi, so not 3.
+const EXIT_OUTPUT: u8 = 4;
+/// The largest input curbi reads from one FILE or stdin, in bytes, unless `CURBI_MAX_INPUT_BYTES` says otherwise:
+/// a larger one is refused (exit 2) before it is held in memory.
+const MAX_INPUT: u64 = 256 * 1024 * 1024;
+
+/// A failed write to stdout: exit [`EXIT_OUTPUT`], with a message on stderr unless the reader simply went away.
+pub(crate) fn stdout_failed(e: &io::Error) -> ExitCode {
+    if e.kind() != io::ErrorKind::BrokenPipe {
+        eprintln!("curbi: cannot write to stdout: {e}");
+    }
+    ExitCode::from(EXIT_OUTPUT)
+}
+
+/// The input cap: `CURBI_MAX_INPUT_BYTES` when set to a whole number, else [`MAX_INPUT`].
+fn max_input() -> u64 {
+    std::env::var("CURBI_MAX_INPUT_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(MAX_INPUT)
+}
 
 fn main() -> ExitCode {
     // OsString: a FILE path need not be UTF-8.
@@ -114,13 +139,23 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(EXIT_INVALID)
 }
 
-/// Reads FILE, or stdin for `-`. An unreadable file is a message on stderr and exit 2.
+/// Reads FILE, or stdin for `-`, up to the input cap ([`max_input`]). An unreadable file or one over the cap is a
+/// message on stderr and exit 2; nothing past the cap is read.
 fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
-    let body = if file == "-" {
+    let cap = max_input();
+    let read = |r: &mut dyn Read| -> io::Result<Vec<u8>> {
         let mut buf = Vec::new();
-        io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
+        r.take(cap.saturating_add(1)).read_to_end(&mut buf)?;
+        if buf.len() as u64 > cap {
+            let m = format!("larger than {cap} bytes (the input limit; CURBI_MAX_INPUT_BYTES sets it)");
+            return Err(io::Error::new(io::ErrorKind::InvalidData, m));
+        }
+        Ok(buf)
+    };
+    let body = if file == "-" {
+        read(&mut io::stdin().lock())
     } else {
-        std::fs::read(PathBuf::from(file))
+        std::fs::File::open(PathBuf::from(file)).and_then(|mut f| read(&mut f))
     };
     body.map_err(|e| {
         eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
@@ -129,13 +164,22 @@ fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
 }
 
 fn print_out(text: &str) -> ExitCode {
-    match writeln!(io::stdout().lock(), "{text}") {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("curbi: cannot write to stdout: {e}");
-            ExitCode::from(EXIT_INTERNAL)
-        }
+    print_status(text, 0)
+}
+
+/// `text` on stdout, then exit `status`; exit [`EXIT_OUTPUT`] if it cannot be written.
+pub(crate) fn print_status(text: &str, status: u8) -> ExitCode {
+    match write_out(text) {
+        Ok(()) => ExitCode::from(status),
+        Err(e) => stdout_failed(&e),
     }
+}
+
+/// `text` and a newline on stdout, flushed, so a full disk is seen here and not lost at exit.
+fn write_out(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()
 }
 
 fn check_command(args: &[OsString]) -> ExitCode {
@@ -207,13 +251,7 @@ fn check_command(args: &[OsString]) -> ExitCode {
             (error_text(&e, pretty), EXIT_INTERNAL)
         }
     };
-    match writeln!(io::stdout().lock(), "{out}") {
-        Ok(()) => ExitCode::from(status),
-        Err(e) => {
-            eprintln!("curbi: cannot write to stdout: {e}");
-            ExitCode::from(EXIT_INTERNAL)
-        }
-    }
+    print_status(&out, status)
 }
 
 /// The receipt keys of `curbi check --keys`: the JWKS file, whether test keys count, and the clock.

@@ -4,7 +4,6 @@
 //! results to exit statuses.
 
 use std::ffi::OsString;
-use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -95,13 +94,7 @@ fn parse_verify_args(args: &[OsString]) -> Result<Option<VerifyArgs>, ExitCode> 
 }
 
 fn print_text(text: &str, status: u8) -> ExitCode {
-    match writeln!(io::stdout().lock(), "{text}") {
-        Ok(()) => ExitCode::from(status),
-        Err(e) => {
-            eprintln!("curbi: cannot write to stdout: {e}");
-            ExitCode::from(EXIT_INTERNAL)
-        }
-    }
+    super::print_status(text, status)
 }
 
 fn print_error(e: &Error, pretty: bool) -> ExitCode {
@@ -243,7 +236,7 @@ pub(crate) fn verify_command(args: &[OsString]) -> ExitCode {
 /// with `--check` compares DIR with what the generator makes and exits 1 on any difference.
 pub(crate) fn vectors_command(args: &[OsString]) -> ExitCode {
     let mut out = PathBuf::from("vectors/proof");
-    let mut check_file = PathBuf::from("vectors/check/99-receipts.json");
+    let mut check_file: Option<PathBuf> = None;
     let mut check = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -255,10 +248,10 @@ pub(crate) fn vectors_command(args: &[OsString]) -> ExitCode {
             },
             Some(s) if s.starts_with("--out=") => out = PathBuf::from(&s["--out=".len()..]),
             Some("--check-file") => match it.next() {
-                Some(f) => check_file = PathBuf::from(f),
+                Some(f) => check_file = Some(PathBuf::from(f)),
                 None => return usage_error("vectors: --check-file needs a FILE"),
             },
-            Some(s) if s.starts_with("--check-file=") => check_file = PathBuf::from(&s["--check-file=".len()..]),
+            Some(s) if s.starts_with("--check-file=") => check_file = Some(PathBuf::from(&s["--check-file=".len()..])),
             Some("--help" | "-h") => return print_out(super::USAGE),
             _ => return usage_error(&format!("vectors: unknown argument {}", arg.to_string_lossy())),
         }
@@ -269,6 +262,12 @@ pub(crate) fn vectors_command(args: &[OsString]) -> ExitCode {
         return ExitCode::from(EXIT_INTERNAL);
     };
     let proof = if check { check_vectors(&out, &files) } else { write_vectors(&out, &files) };
+    // The receipt check vectors live beside the proof vectors, in the check vectors' folder (DIR/../check/), when
+    // DIR is in a vectors tree; elsewhere only with --check-file.
+    let beside = out.parent().map(|p| p.join("check")).filter(|d| d.is_dir()).map(|d| d.join("99-receipts.json"));
+    let Some(check_file) = check_file.or(beside) else {
+        return proof;
+    };
     let file = if check { check_file_bytes(&check_file, &receipts) } else { write_file_bytes(&check_file, &receipts) };
     if proof == ExitCode::SUCCESS { file } else { proof }
 }

@@ -3,7 +3,6 @@
 //! prints the decision and maps it to an exit status.
 
 use std::ffi::OsString;
-use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -109,13 +108,7 @@ fn print_doc(doc: &Value, pretty: bool, status: u8) -> ExitCode {
 }
 
 fn print_text(text: &str, status: u8) -> ExitCode {
-    match writeln!(io::stdout().lock(), "{text}") {
-        Ok(()) => ExitCode::from(status),
-        Err(e) => {
-            eprintln!("curbi: cannot write to stdout: {e}");
-            ExitCode::from(EXIT_INTERNAL)
-        }
-    }
+    super::print_status(text, status)
 }
 
 fn print_error(e: &Error, pretty: bool, status: u8) -> ExitCode {

@@ -31,13 +31,7 @@ fn print_error(e: &Error, pretty: bool, status: u8) -> ExitCode {
 }
 
 fn print_status(text: &str, status: u8) -> ExitCode {
-    match writeln!(io::stdout().lock(), "{text}") {
-        Ok(()) => ExitCode::from(status),
-        Err(e) => {
-            eprintln!("curbi: cannot write to stdout: {e}");
-            ExitCode::from(EXIT_INTERNAL)
-        }
-    }
+    super::print_status(text, status)
 }
 
 /// Runs core work, turning a panic (a bug) into the `internal` error document and exit 3.
@@ -153,7 +147,7 @@ pub(crate) fn lint_command(args: &[OsString]) -> ExitCode {
 /// `curbi export REQUEST --out DIR [--title T] [--checker V]`: writes regression.json, regression.test.mjs and
 /// test_regression.py into DIR. Exit 0 written, 2 invalid request or unwritable DIR.
 pub(crate) fn export_command(args: &[OsString]) -> ExitCode {
-    let a = match parse_args("export", args, &[], &["--title", "--out", "--checker"]) {
+    let a = match parse_args("export", args, &["--force"], &["--title", "--out", "--checker"]) {
         Ok(a) => a,
         Err(code) => return code,
     };
@@ -186,23 +180,49 @@ pub(crate) fn export_command(args: &[OsString]) -> ExitCode {
         Ok(Err(e)) => return print_error(&e, false, EXIT_INVALID),
         Err(code) => return code,
     };
-    write_export(Path::new(out), &regression)
+    write_export(Path::new(out), &regression, a.has("--force"))
 }
 
-fn write_export(dir: &Path, r: &Regression) -> ExitCode {
+/// Writes the three files into `dir`. Each is created new (`O_EXCL`: never through a symlink, never over a file
+/// another process put there since the check); a file already there is kept and nothing is written (exit 2) unless
+/// `force`, which removes it (a symlink itself, not what it points to) first.
+fn write_export(dir: &Path, r: &Regression, force: bool) -> ExitCode {
     if let Err(e) = std::fs::create_dir_all(dir) {
         eprintln!("curbi: cannot create {}: {e}", dir.display());
         return ExitCode::from(EXIT_INVALID);
     }
-    let files = [
-        (regression::JSON_FILE, r.to_json_pretty()),
-        (regression::NODE_TEST_FILE, r.node_test()),
-        (regression::PYTEST_FILE, r.pytest()),
-    ];
-    let mut lines = Vec::new();
-    for (name, text) in files {
+    let names = [regression::JSON_FILE, regression::NODE_TEST_FILE, regression::PYTEST_FILE];
+    for name in names {
         let path = dir.join(name);
-        if let Err(e) = std::fs::write(&path, text) {
+        let refuse = |why: String| {
+            eprintln!("curbi: {} {why}", path.display());
+            ExitCode::from(EXIT_INVALID)
+        };
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return refuse(format!("cannot be checked: {e}")),
+            Ok(m) if m.is_dir() => return refuse("is a folder".into()),
+            Ok(m) if !force => {
+                let what = if m.file_type().is_symlink() { "is a symlink" } else { "already exists" };
+                return refuse(format!("{what}; nothing was written (--force replaces it)"));
+            }
+            Ok(_) => {
+                if let Err(e) = std::fs::remove_file(&path) {
+                    return refuse(format!("cannot be replaced: {e}"));
+                }
+            }
+        }
+    }
+    let files = [r.to_json_pretty(), r.node_test(), r.pytest()];
+    let mut lines = Vec::new();
+    for (name, text) in names.into_iter().zip(files) {
+        let path = dir.join(name);
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()));
+        if let Err(e) = written {
             eprintln!("curbi: cannot write {}: {e}", path.display());
             return ExitCode::from(EXIT_INVALID);
         }

@@ -141,6 +141,55 @@ pub fn check_json_with(body: &[u8], receipts: Option<&Arc<ReceiptVerifier>>) -> 
     run_with(policy::parse_request(body)?, receipts)
 }
 
+/// [`check_json_with`] with a bound on the answer: the response's JSON text, or `output_too_large` as soon as the
+/// findings made so far would take more than `max_bytes` (the check stops there, so neither the work nor the memory
+/// of a larger answer is spent), or when the finished text is longer. Under the bound the text is exactly
+/// `check_json_with(body, receipts)?.to_json_string()`.
+pub fn check_json_within(body: &[u8], receipts: Option<&Arc<ReceiptVerifier>>, max_bytes: usize) -> Result<String> {
+    let req = policy::parse_request(body)?;
+    let record = req.record.map(|r| CompiledRecord::compile(r, "/record")).transpose()?;
+    let options = CheckOptions { record, version: req.version, verify: req.verify };
+    let mut compiled = CompiledPolicy::new(req.policy);
+    if let Some(v) = receipts {
+        compiled = compiled.with_receipts(v.clone());
+    }
+    let too_large = || {
+        Error::new(
+            ErrorCode::OutputTooLarge,
+            "",
+            format!(
+                "the response would be more than {max_bytes} bytes; send fewer cases, shorter replies or shorter whys"
+            ),
+        )
+    };
+    let unit = SpanUnit::Utf16;
+    let response = match req.replies {
+        Replies::One(reply) => {
+            let (found, trust, _) = find_one_within(&compiled, &reply, &options, max_bytes)?.ok_or_else(too_large)?;
+            Response::One(CheckResponse::with_trust(options.version, trust, findings_in(&reply, found, unit)))
+        }
+        Replies::Cases(cases) => {
+            let cases = CompiledCase::compile_all(cases, "/cases")?;
+            let (found, trust) = find_cases_within(&compiled, &cases, &options, max_bytes)?.ok_or_else(too_large)?;
+            let results = cases
+                .iter()
+                .zip(found)
+                .enumerate()
+                .map(|(index, (c, found))| {
+                    let findings = findings_in(&c.reply, found, unit);
+                    CaseResult { index, id: c.id.clone(), pass: findings.is_empty(), findings }
+                })
+                .collect();
+            Response::Batch(BatchResponse::with_trust(options.version, trust, results))
+        }
+    };
+    let text = response.to_json_string();
+    if text.len() > max_bytes {
+        return Err(too_large());
+    }
+    Ok(text)
+}
+
 /// Lint in one call: a policy document in, `{"valid","errors","warnings"}` out (docs/LINT.md). Only a document the
 /// strict reader refuses is an `Err`; an invalid policy is a report with `valid: false`.
 pub fn validate_policy_json(policy: &[u8]) -> Result<String> {

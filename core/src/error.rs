@@ -99,11 +99,23 @@ pub enum ErrorCode {
     Storage,
     /// Recorder: the database is not a recorder database this version reads, or fails its checks.
     Corrupt,
+    /// A binding's native value (a Python dict, a JavaScript object) nested 128 containers deep or more, where the
+    /// JSON reader refuses the same document as text, or one that contains itself.
+    TooDeep,
+    /// Server: this caller sent more requests than its per-minute limit (HTTP 429, `Retry-After`).
+    RateLimited,
+    /// Server: the `Host` or `Origin` names a host this server does not answer for (HTTP 403).
+    Forbidden,
+    /// Server: the `Host` header is missing, repeated or not a host with an optional port (HTTP 400).
+    InvalidHost,
+    /// Server: every checking worker is busy and the queue is full; nothing was done, retry (HTTP 503,
+    /// `Retry-After`).
+    Overloaded,
 }
 
 impl ErrorCode {
     /// Every code, in the order of `vectors/errors.json`.
-    pub const ALL: [ErrorCode; 46] = [
+    pub const ALL: [ErrorCode; 51] = [
         ErrorCode::InvalidJson,
         ErrorCode::InvalidType,
         ErrorCode::UnknownField,
@@ -150,6 +162,11 @@ impl ErrorCode {
         ErrorCode::InvalidKeyFile,
         ErrorCode::Storage,
         ErrorCode::Corrupt,
+        ErrorCode::TooDeep,
+        ErrorCode::RateLimited,
+        ErrorCode::Forbidden,
+        ErrorCode::InvalidHost,
+        ErrorCode::Overloaded,
     ];
 
     /// The wire name.
@@ -201,6 +218,11 @@ impl ErrorCode {
             ErrorCode::InvalidKeyFile => "invalid_key_file",
             ErrorCode::Storage => "storage",
             ErrorCode::Corrupt => "corrupt",
+            ErrorCode::TooDeep => "too_deep",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::InvalidHost => "invalid_host",
+            ErrorCode::Overloaded => "overloaded",
         }
     }
 }

@@ -205,9 +205,21 @@ impl Response {
 /// [`check_one`] serializes, for surfaces that convert spans to their own unit. `Err` (`unsupported`) when the record
 /// offers receipts or `verify` is `"required"` but the policy was compiled without receipt keys.
 pub fn find_one(policy: &CompiledPolicy, reply: &str, options: &CheckOptions) -> Result<(Vec<Finding>, &'static str)> {
+    Ok(find_one_within(policy, reply, options, usize::MAX)?.map(|(f, t, _)| (f, t)).unwrap_or_default())
+}
+
+/// [`find_one`] within an output budget (`CompiledPolicy::check_within`): `Ok(None)` once the findings would take
+/// more than `budget` bytes, else the findings, the `recordTrust` and the bytes of the budget left.
+pub fn find_one_within(
+    policy: &CompiledPolicy,
+    reply: &str,
+    options: &CheckOptions,
+    budget: usize,
+) -> Result<Option<(Vec<Finding>, &'static str, usize)>> {
     let mut run = receipt_run(policy, options.verify, [(options.record.as_ref(), "/record")])?;
     let trust = record_trust(options.verify, run.is_some());
-    Ok((policy.check_with(reply, options.record.as_ref(), options.version, run.as_mut()), trust))
+    let found = policy.check_with(reply, options.record.as_ref(), options.version, run.as_mut(), budget);
+    Ok(found.map(|(f, left)| (f, trust, left)))
 }
 
 /// Checks one reply with a compiled policy: the response with spans in `unit` ([`find_one`]'s errors).
@@ -233,6 +245,9 @@ pub(crate) fn respond(
     CheckResponse::new(version, findings_in(reply, policy.check(reply, record, version), unit))
 }
 
+/// Each case's findings (byte offsets into its reply), in order, and the batch's `recordTrust`.
+pub type BatchFindings = (Vec<Vec<Finding>>, &'static str);
+
 /// Each case's findings (byte offsets) in order, and the `recordTrust` of the batch: what [`check_cases`]
 /// serializes. A case's own `record` replaces the options'. Receipts are used up across the whole batch: one
 /// receipt backs at most one claim in a request.
@@ -240,19 +255,34 @@ pub fn find_cases(
     policy: &CompiledPolicy,
     cases: &[CompiledCase],
     options: &CheckOptions,
-) -> Result<(Vec<Vec<Finding>>, &'static str)> {
+) -> Result<BatchFindings> {
+    Ok(find_cases_within(policy, cases, options, usize::MAX)?.unwrap_or_default())
+}
+
+/// [`find_cases`] within one output budget for the whole batch: `Ok(None)` as soon as the findings so far would
+/// take more than `budget` bytes (the cases after it are not checked).
+pub fn find_cases_within(
+    policy: &CompiledPolicy,
+    cases: &[CompiledCase],
+    options: &CheckOptions,
+    budget: usize,
+) -> Result<Option<BatchFindings>> {
     let paths: Vec<String> = (0..cases.len()).map(|i| format!("/cases/{i}/record")).collect();
     let records = std::iter::once((options.record.as_ref(), "/record"))
         .chain(cases.iter().zip(&paths).map(|(c, p)| (c.record.as_ref(), p.as_str())));
     let mut run = receipt_run(policy, options.verify, records)?;
     let trust = record_trust(options.verify, run.is_some());
-    let found = cases
-        .iter()
-        .map(|c| {
-            policy.check_with(&c.reply, c.record.as_ref().or(options.record.as_ref()), options.version, run.as_mut())
-        })
-        .collect();
-    Ok((found, trust))
+    let mut left = budget;
+    let mut found = Vec::with_capacity(cases.len());
+    for c in cases {
+        let record = c.record.as_ref().or(options.record.as_ref());
+        let Some((f, rest)) = policy.check_with(&c.reply, record, options.version, run.as_mut(), left) else {
+            return Ok(None);
+        };
+        left = rest;
+        found.push(f);
+    }
+    Ok(Some((found, trust)))
 }
 
 /// Checks cases with a compiled policy, one result per case in order ([`find_cases`]).

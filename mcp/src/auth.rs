@@ -200,6 +200,15 @@ impl RateLimiter {
 
     /// Counts one request in `bucket`; `Err(seconds until the window ends)` past the limit.
     pub fn check(&self, bucket: &str) -> Result<(), u64> {
+        self.count(bucket, true)
+    }
+
+    /// `Err(seconds until the window ends)` when `bucket` is already at its limit; counts nothing.
+    pub fn spent(&self, bucket: &str) -> Result<(), u64> {
+        self.count(bucket, false)
+    }
+
+    fn count(&self, bucket: &str, add: bool) -> Result<(), u64> {
         if self.per_minute == 0 {
             return Ok(());
         }
@@ -216,7 +225,9 @@ impl RateLimiter {
             let left = self.window.saturating_sub(now.duration_since(entry.0));
             return Err((left.as_secs() + u64::from(left.subsec_nanos() > 0)).max(1));
         }
-        entry.1 += 1;
+        if add {
+            entry.1 += 1;
+        }
         Ok(())
     }
 }

@@ -2,9 +2,11 @@
 //! `curbi serve`) and the state it keeps between requests: [`Server`], shared by every route.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::auth::{KeySet, RateLimiter};
 use crate::http::MAX_BODY;
+use crate::work::WorkPool;
 
 /// Largest tool output, in bytes of the JSON text block (seed 000: "24 KiB tool output").
 pub const MAX_TOOL_OUTPUT: usize = 24 * 1024;
@@ -12,6 +14,13 @@ pub const MAX_TOOL_OUTPUT: usize = 24 * 1024;
 pub const DEFAULT_RATE_PER_MINUTE: u32 = 120;
 /// Default `tools/call` per minute per caller and tool.
 pub const DEFAULT_TOOL_RATE_PER_MINUTE: u32 = 60;
+/// Default `POST /v1/check` requests per minute per client address.
+pub const DEFAULT_CHECK_RATE_PER_MINUTE: u32 = 600;
+/// Default failed authentications (an unknown key, another scheme) per minute per client address; past it every
+/// request of that address that carries `Authorization` is a 429 until the window ends, a valid key or not.
+pub const DEFAULT_AUTH_FAILURES_PER_MINUTE: u32 = 10;
+/// Largest `POST /v1/check` response body, in bytes (docs/CHECK_API.md, Limits).
+pub const MAX_CHECK_RESPONSE: usize = 256 * 1024;
 
 /// How the server is configured: keys, limits and the hosts the MCP endpoint answers for.
 #[derive(Debug, Clone)]
@@ -33,6 +42,29 @@ pub struct Config {
     /// Receipt keys for `/v1/check` and `policy_check` (docs/CHECKER.md §Receipts); `None`: receipts and
     /// `verify: "required"` are answered as unavailable here, as seed 000's public server does.
     pub receipt_keys: Option<Arc<curbi::api::ReceiptVerifier>>,
+    /// A sandbox deployment (`CURBI_ENV=sandbox`): only there is `verify_checkout` registered, and only for a test
+    /// key (seed 001).
+    pub sandbox: bool,
+    /// `POST /v1/check` requests per minute per client address; 0 means no limit.
+    pub check_rate_per_minute: u32,
+    /// Failed authentications per minute per client address before its keyed requests are refused; 0: no limit.
+    pub auth_failures_per_minute: u32,
+    /// Largest `/v1/check` response body, in bytes; past it the check stops and answers `output_too_large`.
+    pub max_check_response: usize,
+    /// Checks and tool calls running at once, off the async workers (`CURBI_WORKERS`; default: the CPU count).
+    pub workers: usize,
+    /// Checks and tool calls waiting for a worker before the server answers 503 (`CURBI_QUEUE`).
+    pub queue: usize,
+    /// Connections served at once (`CURBI_MAX_CONNECTIONS`); more wait in the listen backlog.
+    pub max_connections: usize,
+    /// Time to read a request's headers (`CURBI_HEADER_TIMEOUT_MS`).
+    pub header_timeout: Duration,
+    /// Time to read a request's body (`CURBI_BODY_TIMEOUT_MS`).
+    pub body_timeout: Duration,
+    /// How long a connection may sit idle between requests (`CURBI_IDLE_TIMEOUT_MS`).
+    pub idle_timeout: Duration,
+    /// How long a response write may make no progress (a client that does not read) (`CURBI_WRITE_TIMEOUT_MS`).
+    pub write_timeout: Duration,
 }
 
 impl Default for Config {
@@ -47,6 +79,17 @@ impl Default for Config {
             allowed_hosts: Some(vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]),
             recorder: None,
             receipt_keys: None,
+            sandbox: false,
+            check_rate_per_minute: DEFAULT_CHECK_RATE_PER_MINUTE,
+            auth_failures_per_minute: DEFAULT_AUTH_FAILURES_PER_MINUTE,
+            max_check_response: MAX_CHECK_RESPONSE,
+            workers: std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
+            queue: 256,
+            max_connections: 1024,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+            write_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -77,6 +120,37 @@ impl Config {
         if let Some(n) = number("CURBI_MCP_MAX_TOOL_OUTPUT")? {
             c.max_tool_output = usize::try_from(n).unwrap_or(usize::MAX);
         }
+        let count = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        if let Some(n) = number("CURBI_CHECK_RATE_PER_MINUTE")? {
+            c.check_rate_per_minute = count(n);
+        }
+        if let Some(n) = number("CURBI_AUTH_FAILURES_PER_MINUTE")? {
+            c.auth_failures_per_minute = count(n);
+        }
+        if let Some(n) = number("CURBI_MAX_CHECK_RESPONSE")? {
+            c.max_check_response = size(n);
+        }
+        if let Some(n) = number("CURBI_WORKERS")? {
+            c.workers = size(n).max(1);
+        }
+        if let Some(n) = number("CURBI_QUEUE")? {
+            c.queue = size(n);
+        }
+        if let Some(n) = number("CURBI_MAX_CONNECTIONS")? {
+            c.max_connections = size(n).max(1);
+        }
+        for (name, field) in [
+            ("CURBI_HEADER_TIMEOUT_MS", &mut c.header_timeout),
+            ("CURBI_BODY_TIMEOUT_MS", &mut c.body_timeout),
+            ("CURBI_IDLE_TIMEOUT_MS", &mut c.idle_timeout),
+            ("CURBI_WRITE_TIMEOUT_MS", &mut c.write_timeout),
+        ] {
+            if let Some(ms) = number(name)? {
+                *field = Duration::from_millis(ms.max(1));
+            }
+        }
+        c.sandbox = var("CURBI_ENV").is_some_and(|v| v.trim().eq_ignore_ascii_case("sandbox"));
         if let Some(hosts) = var("CURBI_MCP_ALLOWED_HOSTS") {
             c.allowed_hosts = if hosts.trim() == "*" {
                 None
@@ -126,18 +200,27 @@ fn receipt_keys(
         .map_err(|e| format!("CURBI_RECEIPT_KEYS_FILE {path}: {} at {} ({})", e.message, e.path, e.code.as_str()))
 }
 
-/// Shared state of one server: the configuration and the rate-limit windows.
+/// Shared state of one server: the configuration, the rate-limit windows and the pool the checks run on.
 #[derive(Debug)]
 pub struct Server {
     pub config: Config,
     pub requests: RateLimiter,
     pub tool_calls: RateLimiter,
+    /// `POST /v1/check` per client address.
+    pub checks: RateLimiter,
+    /// Failed authentications per client address.
+    pub auth_failures: RateLimiter,
+    /// The bounded pool every check and tool call runs on.
+    pub pool: WorkPool,
 }
 
 impl Server {
     pub fn new(config: Config) -> Server {
         let requests = RateLimiter::new(config.rate_per_minute);
         let tool_calls = RateLimiter::new(config.tool_rate_per_minute);
-        Server { config, requests, tool_calls }
+        let checks = RateLimiter::new(config.check_rate_per_minute);
+        let auth_failures = RateLimiter::new(config.auth_failures_per_minute);
+        let pool = WorkPool::new(config.workers, config.queue);
+        Server { config, requests, tool_calls, checks, auth_failures, pool }
     }
 }

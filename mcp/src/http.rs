@@ -1,8 +1,11 @@
 //! The HTTP plumbing every route shares: the body-size limit, the one bounded reader of a JSON POST (405, 415, 413
 //! decided the same way everywhere), the media-type rules and the one JSON response helper.
 
+use std::net::SocketAddr;
+use std::time::Duration;
+
 use axum::body::{Bytes, HttpBody};
-use axum::extract::Request;
+use axum::extract::{ConnectInfo, Request};
 use axum::http::header::{ACCEPT, ALLOW, CONNECTION, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -41,6 +44,8 @@ pub enum RefusalKind {
     TooLarge,
     /// 400: the connection or its framing failed while reading.
     Unreadable,
+    /// 408, closing the connection: the body did not arrive within the body timeout.
+    TimedOut,
 }
 
 /// A refusal of [`read_json_post`]: its kind and the message for the route's error document.
@@ -57,6 +62,7 @@ impl Refusal {
             RefusalKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             RefusalKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             RefusalKind::Unreadable => StatusCode::BAD_REQUEST,
+            RefusalKind::TimedOut => StatusCode::REQUEST_TIMEOUT,
         }
     }
 
@@ -65,19 +71,28 @@ impl Refusal {
     pub fn headers(&self) -> Vec<(HeaderName, HeaderValue)> {
         match self.kind {
             RefusalKind::MethodNotAllowed => vec![(ALLOW, HeaderValue::from_static("POST"))],
-            RefusalKind::TooLarge => vec![(CONNECTION, HeaderValue::from_static("close"))],
+            RefusalKind::TooLarge | RefusalKind::TimedOut => vec![(CONNECTION, HeaderValue::from_static("close"))],
             RefusalKind::UnsupportedMediaType | RefusalKind::Unreadable => Vec::new(),
         }
     }
 }
 
+/// The client's address (its IP, without the port) for per-client limits: from the connection `serve` accepted, or
+/// `unknown` when the router runs under another server that does not say.
+pub fn client_address(req: &Request) -> String {
+    req.extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or_else(|| "unknown".to_owned(), |ConnectInfo(addr)| addr.ip().to_string())
+}
+
 /// Reads a JSON POST on `route`, in this order: the method (405), the route's own header `checks`, the Content-Type
-/// (415), then a body of at most `limit` bytes (413). A declared Content-Length over the limit is refused before
-/// reading; a chunked body is cut off as soon as it passes the limit, so nothing larger is ever buffered.
+/// (415), then a body of at most `limit` bytes (413), read within `timeout` (408). A declared
+/// Content-Length over the limit is refused before reading; a chunked body is cut off as soon as it passes the
+/// limit, so nothing larger is ever buffered.
 pub async fn read_json_post<E: From<Refusal>>(
     req: Request,
     route: &PostRoute,
-    limit: usize,
+    (limit, timeout): (usize, Duration),
     checks: impl FnOnce(&HeaderMap) -> Result<(), E>,
 ) -> Result<(HeaderMap, Bytes), E> {
     let refuse = |kind, message: String| E::from(Refusal { kind, message });
@@ -94,11 +109,31 @@ pub async fn read_json_post<E: From<Refusal>>(
     if usize::try_from(body.size_hint().lower()).map_or(true, |n| n > limit) {
         return Err(too_large());
     }
-    match Limited::new(body, limit).collect().await {
+    let Ok(read) = tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await else {
+        let ms = timeout.as_millis();
+        return Err(refuse(RefusalKind::TimedOut, format!("the request body was not received within {ms} ms")));
+    };
+    match read {
         Ok(collected) => Ok((parts.headers, collected.to_bytes())),
         Err(e) if e.is::<LengthLimitError>() => Err(too_large()),
+        // The connection's idle deadline passed while the body was being read.
+        Err(e) if timed_out(e.as_ref()) => {
+            Err(refuse(RefusalKind::TimedOut, "the request body stopped arriving before it was complete".to_owned()))
+        }
         Err(e) => Err(refuse(RefusalKind::Unreadable, format!("could not read the request body: {e}"))),
     }
+}
+
+/// Whether an error, or one of its sources, is an I/O timeout.
+fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(e) = cur {
+        if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut) {
+            return true;
+        }
+        cur = e.source();
+    }
+    false
 }
 
 /// `application/json` or `application/*+json`, any case, parameters allowed; a declared charset must be UTF-8.

@@ -34,9 +34,13 @@ pub mod receipts;
 pub mod rpc;
 pub mod tools;
 pub mod transport;
+pub mod work;
 
-pub use app::{DEFAULT_ADDR, check_api_router, router, run, serve, shutdown_signal};
+pub use app::{DEFAULT_ADDR, Limits, check_api_router, router, run, serve, serve_with, shutdown_signal};
 pub use auth::{ApiKey, Caller, KeySet, Partition, RateLimiter, Scope, TEST_KEY_PREFIX};
-pub use config::{Config, DEFAULT_RATE_PER_MINUTE, DEFAULT_TOOL_RATE_PER_MINUTE, MAX_TOOL_OUTPUT, Server};
+pub use config::{
+    Config, DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_CHECK_RATE_PER_MINUTE, DEFAULT_RATE_PER_MINUTE,
+    DEFAULT_TOOL_RATE_PER_MINUTE, MAX_CHECK_RESPONSE, MAX_TOOL_OUTPUT, Server,
+};
 pub use http::MAX_BODY;
 pub use rpc::{RpcError, code};

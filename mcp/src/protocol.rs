@@ -1,7 +1,9 @@
 //! The JSON-RPC layer of `POST /mcp`: the shape of one message, the protocol era of each request, and the methods of
 //! both eras (`tools/call` runs [`crate::tools`]).
 
-use axum::http::header::WWW_AUTHENTICATE;
+use std::sync::Arc;
+
+use axum::http::header::{RETRY_AFTER, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
@@ -11,6 +13,21 @@ use crate::config::Server;
 use crate::http::json_response;
 use crate::rpc::{RpcError, code, rate_limited};
 use crate::tools::{self, ToolOutcome};
+use crate::work::{JobError, RETRY_AFTER_SECS};
+
+/// 503 with `Retry-After`: every worker busy and the queue full.
+fn overloaded() -> RpcError {
+    let mut e = RpcError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        code::SERVER_ERROR,
+        "server busy: every checking worker is in use and the queue is full; retry after Retry-After seconds",
+    )
+    .with_data(json!({"retryAfterSeconds": RETRY_AFTER_SECS}));
+    if let Ok(v) = axum::http::HeaderValue::from_str(&RETRY_AFTER_SECS.to_string()) {
+        e.headers.push((RETRY_AFTER, v));
+    }
+    e
+}
 
 /// The modern revision (stateless, `server/discover`).
 pub const MODERN: &str = "2026-07-28";
@@ -138,8 +155,8 @@ fn era(headers: &HeaderMap, message: &Map<String, Value>, id: &Value) -> Result<
 /// Serves one checked message.
 /// `refused` is the strict reader's error for a repeated member inside `params.arguments` (path relative to the
 /// arguments): the message is still answered, and a `tools/call` gets it as its tool error.
-pub fn dispatch(
-    server: &Server,
+pub async fn dispatch(
+    server: &Arc<Server>,
     headers: &HeaderMap,
     caller: &Caller,
     message: Value,
@@ -159,8 +176,8 @@ pub fn dispatch(
         return Ok(StatusCode::ACCEPTED.into_response());
     };
     match era {
-        Era::Legacy => legacy(server, caller, &id, method, params, refused),
-        Era::Modern => modern(server, headers, caller, &id, method, params, refused),
+        Era::Legacy => legacy(server, caller, &id, method, params, refused).await,
+        Era::Modern => modern(server, headers, caller, &id, method, params, refused).await,
     }
 }
 
@@ -168,8 +185,8 @@ fn ok(id: &Value, result: Value) -> Response {
     json_response(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(), Vec::new())
 }
 
-fn legacy(
-    server: &Server,
+async fn legacy(
+    server: &Arc<Server>,
     caller: &Caller,
     id: &Value,
     method: &str,
@@ -193,19 +210,20 @@ fn legacy(
             ))
         }
         "ping" => Ok(ok(id, json!({}))),
-        "tools/list" => {
-            Ok(ok(id, json!({"tools": tools::visible_tools(caller, server.config.receipt_keys.is_some())})))
-        }
+        "tools/list" => Ok(ok(
+            id,
+            json!({"tools": tools::visible_tools(caller, server.config.sandbox, server.config.receipt_keys.is_some())}),
+        )),
         "tools/call" => {
-            let result = call(server, caller, id, params, refused, StatusCode::OK)?;
+            let result = call(server, caller, id, params, refused, StatusCode::OK).await?;
             Ok(ok(id, result))
         }
         _ => Err(rpc(code::METHOD_NOT_FOUND, format!("Method not found: {method}"))),
     }
 }
 
-fn modern(
-    server: &Server,
+async fn modern(
+    server: &Arc<Server>,
     headers: &HeaderMap,
     caller: &Caller,
     id: &Value,
@@ -255,9 +273,9 @@ fn modern(
             "cacheScope": "public",
         }),
         "tools/list" => {
-            json!({"tools": tools::visible_tools(caller, server.config.receipt_keys.is_some()), "ttlMs": TTL_MS, "cacheScope": scope})
+            json!({"tools": tools::visible_tools(caller, server.config.sandbox, server.config.receipt_keys.is_some()), "ttlMs": TTL_MS, "cacheScope": scope})
         }
-        "tools/call" => call(server, caller, id, params, refused, StatusCode::BAD_REQUEST)?,
+        "tools/call" => call(server, caller, id, params, refused, StatusCode::BAD_REQUEST).await?,
         _ => {
             return Err(RpcError::new(
                 StatusCode::NOT_FOUND,
@@ -278,8 +296,8 @@ fn modern(
 }
 
 /// `tools/call` in either era. `invalid_status` is the HTTP status of a -32602 (200 legacy, 400 modern).
-fn call(
-    server: &Server,
+async fn call(
+    server: &Arc<Server>,
     caller: &Caller,
     id: &Value,
     params: &Map<String, Value>,
@@ -290,7 +308,7 @@ fn call(
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(invalid("params.name must be the name of a tool".into()));
     };
-    let Some(tool) = tools::find(name) else {
+    let Some(tool) = tools::find(name).filter(|t| tools::registered(t, caller, server.config.sandbox)) else {
         return Err(invalid(format!("Unknown tool: {name}")));
     };
     if let Some(scope) = tool.scope {
@@ -328,35 +346,35 @@ fn call(
         return Ok(tool_result(ToolOutcome::core_error(e), server.config.max_tool_output, caller));
     }
     let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
-    let outcome =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tools::run(tool, &arguments, &server.config)))
-            .map_err(|_| {
-                RpcError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    code::INTERNAL_ERROR,
-                    "Internal error: the tool failed",
-                )
-                .with_id(id)
-            })?;
-    Ok(tool_result(outcome, server.config.max_tool_output, caller))
+    // On the bounded pool, off the async workers: a full pool is a 503 with Retry-After, never a longer queue.
+    let job = Arc::clone(server);
+    let size = serde_json::to_vec(&arguments).map_or(usize::MAX, |b| b.len());
+    let outcome = server
+        .pool
+        .run_sized(size, move || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tools::run(tool, &arguments, &job.config))).ok()
+        })
+        .await;
+    match outcome {
+        Ok(Some(outcome)) => Ok(tool_result(outcome, server.config.max_tool_output, caller)),
+        Err(JobError::Overloaded) => Err(overloaded().with_id(id)),
+        Ok(None) | Err(JobError::Panicked) => Err(RpcError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            code::INTERNAL_ERROR,
+            "Internal error: the tool failed",
+        )
+        .with_id(id)),
+    }
 }
 
 /// `{content: [text], structuredContent, isError}`; past the output limit, a tool error saying so.
-fn tool_result(outcome: ToolOutcome, max_output: usize, caller: &Caller) -> Value {
-    let ToolOutcome { text, is_error } = outcome;
-    let (text, is_error) = if text.len() > max_output {
-        let e = json!({"error": {
-            "code": curbi::ErrorCode::OutputTooLarge.as_str(),
-            "message": format!(
-                "the tool output is {} bytes, over this server's {max_output}-byte limit; send fewer cases or a smaller input",
-                text.len()
-            ),
-            "path": "",
-        }});
-        (e.to_string(), true)
+pub fn tool_result(outcome: ToolOutcome, max_output: usize, caller: &Caller) -> Value {
+    let outcome = if outcome.text.len() > max_output {
+        tools::output_too_large(Some(outcome.text.len()), max_output)
     } else {
-        (text, is_error)
+        outcome
     };
+    let ToolOutcome { text, is_error } = outcome;
     let structured: Value = serde_json::from_str(&text).unwrap_or_else(|_| json!({"text": text}));
     let mut result = json!({
         "content": [{"type": "text", "text": text}],

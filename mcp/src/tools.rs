@@ -52,13 +52,20 @@ pub fn find(name: &str) -> Option<&'static Tool> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
+/// Whether `tool` exists for `caller` on this deployment: `verify_checkout` only on a sandbox deployment and never
+/// for a live key (seed 001: "Registered only when … sandbox, and only for a … test key"); every other tool always.
+/// A tool that is not registered is an unknown tool, whatever the caller's scopes.
+pub fn registered(tool: &Tool, caller: &Caller, sandbox: bool) -> bool {
+    tool.name != "verify_checkout" || (sandbox && caller.partition() != Some(crate::auth::Partition::Live))
+}
+
 /// The sentence of seed 000's `policy_check` description that a server with receipt keys makes untrue.
 const NO_RECEIPTS: &str = "receipt verification is unavailable here.";
 const WITH_RECEIPTS: &str = "receipts in the record are verified against this server's configured receipt keys.";
 
-/// The definitions a caller may see: the public tools, plus the keyed tools its key's scopes allow. With receipt
-/// keys configured, `policy_check` says that it verifies receipts instead of seed 000's "unavailable here".
-pub fn visible_tools(caller: &Caller, receipts: bool) -> Vec<Value> {
+/// The definitions a caller may see: the public tools, plus the registered keyed tools its key's scopes allow. With
+/// receipt keys configured, `policy_check` says that it verifies receipts instead of seed 000's "unavailable here".
+pub fn visible_tools(caller: &Caller, sandbox: bool, receipts: bool) -> Vec<Value> {
     let describe = |t: &Tool| {
         let mut d = t.definition.clone();
         if receipts
@@ -69,7 +76,11 @@ pub fn visible_tools(caller: &Caller, receipts: bool) -> Vec<Value> {
         }
         d
     };
-    TOOLS.iter().filter(|t| t.scope.is_none_or(|s| caller.has_scope(s))).map(describe).collect()
+    TOOLS
+        .iter()
+        .filter(|t| t.scope.is_none_or(|s| caller.has_scope(s)) && registered(t, caller, sandbox))
+        .map(describe)
+        .collect()
 }
 
 /// A tool's answer: the exact JSON text (also given as `structuredContent`) and whether it is an error.
@@ -152,10 +163,15 @@ pub fn run(tool: &Tool, args: &Value, config: &crate::config::Config) -> ToolOut
     }
     let bytes = args.to_string();
     match tool.name.as_str() {
-        "policy_check" => match curbi::api::check_json_with(bytes.as_bytes(), config.receipt_keys.as_ref()) {
-            Ok(res) => ToolOutcome::ok(res.to_json_string()),
-            Err(e) => ToolOutcome::core_error(&e),
-        },
+        // Bounded while it is built: past the output limit the check stops and the tool error says so.
+        "policy_check" => {
+            match curbi::api::check_json_within(bytes.as_bytes(), config.receipt_keys.as_ref(), config.max_tool_output)
+            {
+                Ok(text) => ToolOutcome::ok(text),
+                Err(e) if e.code == curbi::ErrorCode::OutputTooLarge => output_too_large(None, config.max_tool_output),
+                Err(e) => ToolOutcome::core_error(&e),
+            }
+        }
         "validate_policy" => ToolOutcome::ok(curbi::lint::validate_policy_arguments(args).to_json_string()),
         "export_regression" => export_regression(bytes.as_bytes()),
         "verify_bundle" => match curbi::api::verify_bundle_json(bytes.as_bytes()) {
@@ -194,6 +210,20 @@ pub fn run(tool: &Tool, args: &Value, config: &crate::config::Config) -> ToolOut
         },
         other => ToolOutcome::error(curbi::ErrorCode::UnknownTool.as_str(), "", format!("no handler for {other}")),
     }
+}
+
+/// The tool error of an output over the limit: `output_too_large`, naming the size when it is known (a tool whose
+/// output was built) and the limit.
+pub fn output_too_large(size: Option<usize>, max_output: usize) -> ToolOutcome {
+    let size = match size {
+        Some(n) => format!("the tool output is {n} bytes"),
+        None => "the tool output would be larger (the check stopped there)".to_owned(),
+    };
+    ToolOutcome::error(
+        curbi::ErrorCode::OutputTooLarge.as_str(),
+        "",
+        format!("{size}, over this server's {max_output}-byte limit; send fewer cases or a smaller input"),
+    )
 }
 
 /// `export_regression`'s answer (docs/MCP.md): `{"regression": <curbi.regression document>, "nodeTest": {"path":

@@ -39,7 +39,7 @@ impl Reply {
 }
 
 fn request(method: &str, path: &str, content_type: Option<&str>, body: &[u8]) -> Vec<u8> {
-    let mut raw = format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
+    let mut raw = format!("{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
     if let Some(ct) = content_type {
         raw.push_str(&format!("Content-Type: {ct}\r\n"));
     }
@@ -164,7 +164,7 @@ async fn chunked_body_over_the_limit_is_413() {
     // No Content-Length: the limit must hold while streaming, not only on the declared size.
     let addr = start().await;
     let body = padded_body(MAX_BODY + 100);
-    let mut raw = b"POST /v1/check HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    let mut raw = b"POST /v1/check HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
     for chunk in body.chunks(4096) {
         raw.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
         raw.extend_from_slice(chunk);
@@ -176,7 +176,7 @@ async fn chunked_body_over_the_limit_is_413() {
     assert_eq!(r.error_code(), "body_too_large");
 
     // And a small chunked body is read normally.
-    let mut raw = b"POST /v1/check HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    let mut raw = b"POST /v1/check HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
     raw.extend_from_slice(format!("{:x}\r\n{STARTER}\r\n0\r\n\r\n", STARTER.len()).as_bytes());
     let r = send_raw(addr, &raw).await;
     assert_eq!(r.status, 200);
@@ -242,7 +242,7 @@ async fn server_keeps_answering_after_every_kind_of_error() {
         request("POST", "/nope", None, b""),
         request("POST", "/v1/check", Some("application/json"), b""),
         // Content-Length promising more than is sent, then the client goes away.
-        b"POST /v1/check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        b"POST /v1/check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
             .to_vec(),
         b"NOT HTTP AT ALL\r\n\r\n".to_vec(),
     ];
@@ -264,7 +264,7 @@ async fn keep_alive_connection_serves_several_requests() {
     let mut stream = TcpStream::connect(addr).await.expect("connect");
     for _ in 0..3 {
         let raw = format!(
-            "POST /v1/check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{STARTER}",
+            "POST /v1/check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{STARTER}",
             STARTER.len()
         );
         stream.write_all(raw.as_bytes()).await.expect("write");

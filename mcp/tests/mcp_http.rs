@@ -30,6 +30,8 @@ fn keyed_config() -> Config {
             ApiKey::new(LIVE_KEY, "live", vec![Scope::Verify]),
             ApiKey::new(CHECKOUT_ONLY_KEY, "checkout", vec![Scope::Checkout]),
         ]),
+        // verify_checkout exists only on a sandbox deployment (seed 001; tests/hostile.rs has the other cases).
+        sandbox: true,
         ..open_config()
     }
 }
@@ -503,7 +505,11 @@ async fn keys_scopes_and_sandbox() {
     let r = legacy(addr, &call(3, "verify_checkout", checkout_args.clone()), &[]).await;
     assert_eq!(r.status, 401);
     assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+    // A live key never has verify_checkout (seed 001: a test key on a sandbox deployment only): an unknown tool.
     let r = legacy(addr, &call(3, "verify_checkout", checkout_args.clone()), &[("Authorization", live.as_str())]).await;
+    assert_eq!((r.status, r.rpc_error()), (200, -32602));
+    let agent_args = json!({"grant": {}, "action": {}, "now": "2026-11-01T00:00:00Z"});
+    let r = legacy(addr, &call(3, "verify_agent", agent_args), &[("Authorization", checkout.as_str())]).await;
     assert_eq!(r.status, 403);
     assert!(r.header("www-authenticate").is_some_and(|v| v.contains("insufficient_scope")));
 

@@ -51,7 +51,7 @@ test('options and bundles may be objects or JSON text', async () => {
 test('only a bundle that is not JSON rejects; an unreadable one is a malformed result', async () => {
   const verifier = curbi.createVerifier(valid.options)
   await assertCurbiRejects(verifier.verify('{not json'), 'invalid_json', '')
-  await assertCurbiRejects(verifier.verify({ n: 1n }), 'invalid_json', '')
+  await assertCurbiRejects(verifier.verify({ n: 1n }), 'invalid_type', '/n')
   await assertCurbiRejects(verifier.verify(undefined), 'invalid_type', '')
   const odd = await verifier.verify({ object: 'curbi.proof/0.1', x: 1 })
   assert.deepEqual([odd.ok, odd.reason, odd.error.path], [false, 'malformed', '/bundle/x'])

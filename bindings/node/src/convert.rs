@@ -43,18 +43,61 @@ pub(crate) fn reply_text(value: Unknown) -> Result<String, Error> {
 }
 
 fn stringify(env: &Env, value: Unknown) -> Result<String, Error> {
-    let f: Function<Unknown<'_>, Option<String>> =
-        crate::js::js(env).and_then(|js| js.stringify.borrow_back(env)).map_err(internal)?;
-    // A cycle or a BigInt makes JSON.stringify throw, and a `toJSON` may return undefined: no JSON, so no document.
+    let js = crate::js::js(env).map_err(internal)?;
+    let f: Function<Unknown<'_>, Option<String>> = js.stringify.borrow_back(env).map_err(internal)?;
+    // A cycle, a BigInt or a stack overflow makes JSON.stringify throw, and a `toJSON` may return undefined: no JSON,
+    // so no document. A cycle or a depth past the reader's is `too_deep` at its path, like the Python binding's.
     match f.call(value) {
-        Ok(Some(text)) => Ok(text),
+        Ok(Some(text)) if nesting(&text) <= MAX_DEPTH => Ok(text),
+        Ok(Some(_)) => Err(diagnose(env, value)
+            .unwrap_or_else(|| Error::new(ErrorCode::TooDeep, "", "the value nests more than 127 containers deep"))),
         Ok(None) => {
             Err(Error::new(ErrorCode::InvalidJson, "", "the value has no JSON form (JSON.stringify gave undefined)"))
         }
-        Err(e) => {
-            Err(Error::new(ErrorCode::InvalidJson, "", format!("the value cannot be written as JSON: {}", e.reason)))
+        Err(e) => Err(diagnose(env, value).unwrap_or_else(|| {
+            Error::new(ErrorCode::InvalidJson, "", format!("the value cannot be written as JSON: {}", e.reason))
+        })),
+    }
+}
+
+/// How many containers deep JSON text may nest: the core reader's limit (serde_json's recursion limit of 128
+/// refuses the 128th container).
+const MAX_DEPTH: usize = 127;
+
+/// How deep JSON text nests (brackets outside strings), in one pass over its bytes.
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
         }
     }
+    max
+}
+
+/// Why `value` has no document, with its path, from the JavaScript walker ([`crate::js`]); `None` if it finds
+/// nothing to say.
+fn diagnose(env: &Env, value: Unknown) -> Option<Error> {
+    let f = crate::js::js(env).and_then(|js| js.diagnose.borrow_back(env)).ok()?;
+    let found = f.call(value).ok()??;
+    let [code, path, message] = <[String; 3]>::try_from(found).ok()?;
+    let code = ErrorCode::ALL.into_iter().find(|c| c.as_str() == code)?;
+    Some(Error::new(code, path, message))
 }
 
 fn type_name(t: ValueType) -> &'static str {

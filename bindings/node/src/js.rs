@@ -22,6 +22,35 @@ const CURBI_ERROR: &str = "(function () {
   return { CurbiError, make: (message, code, path) => new CurbiError(message, code, path) }
 })()";
 
+/// `(value) => [code, path, message] | null`: why a value has no JSON document, found by walking it without
+/// recursion (run only after `JSON.stringify` threw or its text nests too deep, never on the hot path): a value
+/// that contains itself or nests more than 127 containers deep (the core reader's limit) is `too_deep`, a BigInt, symbol or
+/// function where a value belongs is `invalid_type`, each at the JSON pointer of the first such place.
+const DIAGNOSE: &str = "(function () {
+  const MAX = 127
+  const esc = (k) => String(k).replace(/~/g, '~0').replace(/\\//g, '~1')
+  return (root) => {
+    const stack = [[root, '', 0, null]]
+    const open = []
+    while (stack.length > 0) {
+      const [v, path, depth, leave] = stack.pop()
+      if (leave !== null) { open.pop(); continue }
+      if (typeof v === 'bigint') return ['invalid_type', path, 'a BigInt has no JSON form; pass a number or a string']
+      if (v === null || typeof v !== 'object') continue
+      if (open.includes(v)) return ['too_deep', path, 'the value contains itself']
+      if (depth >= MAX) return ['too_deep', path, 'the value nests more than ' + MAX + ' containers deep']
+      if (typeof v.toJSON === 'function') continue
+      open.push(v)
+      stack.push([v, path, depth, true])
+      const entries = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        stack.push([entries[i][1], path + '/' + esc(entries[i][0]), depth + 1, null])
+      }
+    }
+    return null
+  }
+})()";
+
 pub(crate) struct Js {
     /// `JSON.stringify` as it was when the addon first ran in this environment (a later change to the global
     /// cannot reach it).
@@ -32,6 +61,8 @@ pub(crate) struct Js {
     pub(crate) error_class: FunctionRef<Unknown<'static>, Unknown<'static>>,
     /// Makes a `CurbiError`.
     pub(crate) make_error: MakeError,
+    /// [`DIAGNOSE`].
+    pub(crate) diagnose: FunctionRef<Unknown<'static>, Option<Vec<String>>>,
 }
 
 /// This environment's functions, made on first use.
@@ -54,10 +85,12 @@ fn make(env: &Env) -> napi::Result<Js> {
     let class: Function<Unknown<'static>, Unknown<'static>> = error.get_named_property_unchecked("CurbiError")?;
     let make: Function<FnArgs<(String, &'static str, String)>, Unknown<'static>> =
         error.get_named_property_unchecked("make")?;
+    let diagnose: Function<Unknown<'static>, Option<Vec<String>>> = env.run_script(DIAGNOSE)?;
     Ok(Js {
         stringify: stringify.create_ref()?,
         parse: parse.create_ref()?,
         error_class: class.create_ref()?,
         make_error: make.create_ref()?,
+        diagnose: diagnose.create_ref()?,
     })
 }

@@ -34,12 +34,57 @@ fn raise(py: Python<'_>, e: Error) -> PyErr {
     }
 }
 
+/// Replies longer than this many bytes are checked with the GIL released.
+const RELEASE_GIL_ABOVE: usize = 4096;
+
+/// A `str` argument, or `invalid_type` (or `invalid_value` for a lone surrogate) at `path` with a code.
+fn string_argument(py: Python<'_>, value: &Bound<'_, PyAny>, path: &str) -> PyResult<String> {
+    match value.cast::<PyString>() {
+        Ok(s) => text_of(py, s, path),
+        Err(_) => {
+            let name = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+            Err(type_error(py, path, &format!("expected a str, got a Python {name}")))
+        }
+    }
+}
+
 fn type_error(py: Python<'_>, path: &str, what: &str) -> PyErr {
     raise(py, Error::new(ErrorCode::InvalidType, path, what.to_owned()))
 }
 
-/// Converts a Python value (dict, list, tuple, str, int, float, bool, None) to JSON, with the path of a bad value.
+/// How many containers deep a document may nest: the same limit as the core's JSON reader (serde_json's recursion
+/// limit of 128 refuses the 128th container), so a dict is refused exactly where its JSON text would be.
+const MAX_DEPTH: usize = 127;
+
+/// A Python `str` as Rust text, or `invalid_value` at `path` for one that is not valid Unicode (a lone surrogate).
+fn text_of(py: Python<'_>, s: &Bound<'_, PyString>, path: &str) -> PyResult<String> {
+    s.to_cow().map(|c| c.into_owned()).map_err(|_| {
+        raise(py, Error::new(ErrorCode::InvalidValue, path, "the string is not valid Unicode (a lone surrogate)"))
+    })
+}
+
+/// A number from its decimal text (a big int, a `decimal.Decimal`), exact: the core reads the text as written.
+fn number_text(py: Python<'_>, text: &str, path: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str::<serde_json::Number>(text).map(serde_json::Value::Number).map_err(|_| {
+        raise(py, Error::new(ErrorCode::InvalidValue, path, format!("{text} is not a JSON number (NaN or infinity)")))
+    })
+}
+
+/// Converts a Python value (dict, list, tuple, str, int, float, `decimal.Decimal`, bool, None) to JSON, with the
+/// path of a bad value: `too_deep` past 128 levels or for a container that contains itself, `invalid_type` for a
+/// value JSON has no form for, `invalid_value` for a string that is not Unicode or a number that is not finite.
+/// Integers and decimals keep their decimal text, so `Decimal("999999999999999.999999")` reaches the core exactly.
 fn to_json(py: Python<'_>, obj: &Bound<'_, PyAny>, path: &str) -> PyResult<serde_json::Value> {
+    to_json_at(py, obj, path, &mut Vec::new())
+}
+
+/// [`to_json`] inside the containers `open` (their addresses, outermost first).
+fn to_json_at(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    path: &str,
+    open: &mut Vec<usize>,
+) -> PyResult<serde_json::Value> {
     use serde_json::Value;
     if obj.is_none() {
         return Ok(Value::Null);
@@ -48,44 +93,62 @@ fn to_json(py: Python<'_>, obj: &Bound<'_, PyAny>, path: &str) -> PyResult<serde
         return Ok(Value::Bool(b.is_true()));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
+        return Ok(Value::String(text_of(py, s, path)?));
     }
     if let Ok(i) = obj.cast::<PyInt>() {
         if let Ok(v) = i.extract::<i64>() {
             return Ok(Value::from(v));
         }
-        if let Ok(v) = i.extract::<u64>() {
-            return Ok(Value::from(v));
-        }
-        return Err(raise(py, Error::new(ErrorCode::OutOfRange, path, "integer does not fit in 64 bits")));
+        return number_text(py, &i.str()?.to_cow()?, path);
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return serde_json::Number::from_f64(f.value()).map(Value::Number).ok_or_else(|| {
             raise(py, Error::new(ErrorCode::InvalidValue, path, "NaN and infinity are not JSON numbers"))
         });
     }
-    if let Ok(d) = obj.cast::<PyDict>() {
+    let is_dict = obj.cast::<PyDict>().is_ok();
+    let is_list = obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok();
+    if !is_dict && !is_list {
+        let decimal = py.import("decimal").and_then(|m| m.getattr("Decimal")).ok();
+        if let Some(decimal) = decimal
+            && obj.is_instance(&decimal).unwrap_or(false)
+        {
+            return number_text(py, &obj.str()?.to_cow()?, path);
+        }
+        let name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        return Err(type_error(py, path, &format!("cannot read a Python {name} as JSON")));
+    }
+    let address = obj.as_ptr() as usize;
+    if open.contains(&address) {
+        return Err(raise(py, Error::new(ErrorCode::TooDeep, path, "the value contains itself")));
+    }
+    if open.len() >= MAX_DEPTH {
+        let m = format!("the value nests more than {MAX_DEPTH} containers deep (the JSON reader's limit)");
+        return Err(raise(py, Error::new(ErrorCode::TooDeep, path, m)));
+    }
+    open.push(address);
+    let out = if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = serde_json::Map::with_capacity(d.len());
         for (k, v) in d.iter() {
             let Ok(key) = k.cast::<PyString>() else {
+                open.pop();
                 return Err(type_error(py, path, "object keys must be str"));
             };
-            let key = key.to_cow()?.into_owned();
+            let key = text_of(py, key, path)?;
             let child = format!("{path}/{}", key.replace('~', "~0").replace('/', "~1"));
-            let value = to_json(py, &v, &child)?;
+            let value = to_json_at(py, &v, &child, open)?;
             map.insert(key, value);
         }
-        return Ok(Value::Object(map));
-    }
-    if obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
+        Value::Object(map)
+    } else {
         let mut out = Vec::new();
         for (i, item) in obj.try_iter()?.enumerate() {
-            out.push(to_json(py, &item?, &format!("{path}/{i}"))?);
+            out.push(to_json_at(py, &item?, &format!("{path}/{i}"), open)?);
         }
-        return Ok(Value::Array(out));
-    }
-    let name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-    Err(type_error(py, path, &format!("cannot read a Python {name} as JSON")))
+        Value::Array(out)
+    };
+    open.pop();
+    Ok(out)
 }
 
 /// A dict (or list) or a str holding JSON, as the JSON bytes the core's entry points read. A str goes to the core as
@@ -93,7 +156,7 @@ fn to_json(py: Python<'_>, obj: &Bound<'_, PyAny>, path: &str) -> PyResult<serde
 /// streamed instead of copied into a tree; a dict is written as JSON first (it cannot repeat a key).
 fn document_bytes(py: Python<'_>, input: &Bound<'_, PyAny>, path: &str) -> PyResult<Vec<u8>> {
     if let Ok(s) = input.cast::<PyString>() {
-        return Ok(s.to_cow()?.as_bytes().to_vec());
+        return Ok(text_of(py, s, path)?.into_bytes());
     }
     serde_json::to_vec(&to_json(py, input, path)?)
         .map_err(|e| raise(py, Error::new(ErrorCode::Internal, "", e.to_string())))
@@ -357,17 +420,28 @@ impl Policy {
     fn check(
         &self,
         py: Python<'_>,
-        reply: Option<&str>,
+        reply: Option<&Bound<'_, PyAny>>,
         cases: Option<&Bound<'_, PyAny>>,
         record: Option<&Bound<'_, PyAny>>,
-        version: Option<&str>,
-        verify: Option<&str>,
+        version: Option<&Bound<'_, PyAny>>,
+        verify: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let opts = options(py, record, version, verify)?;
+        let version = version.map(|v| string_argument(py, v, "/version")).transpose()?;
+        let verify = verify.map(|v| string_argument(py, v, "/verify")).transpose()?;
+        let opts = options(py, record, version.as_deref(), verify.as_deref())?;
+        let reply = reply.filter(|r| !r.is_none()).map(|r| string_argument(py, r, "/reply")).transpose()?;
         match (reply, cases) {
             (Some(reply), None) => {
-                let (found, trust) = api::find_one(&self.inner, reply, &opts).map_err(|e| raise(py, e))?;
-                Ok(Py::new(py, Check::one(reply, found, opts.version, trust))?.into_any())
+                // A long reply is checked with the GIL released, so other Python threads run meanwhile; a short one
+                // keeps it (releasing costs more than its check).
+                let found = if reply.len() > RELEASE_GIL_ABOVE {
+                    let inner = Arc::clone(&self.inner);
+                    py.detach(|| api::find_one(&inner, &reply, &opts))
+                } else {
+                    api::find_one(&self.inner, &reply, &opts)
+                };
+                let (found, trust) = found.map_err(|e| raise(py, e))?;
+                Ok(Py::new(py, Check::one(&reply, found, opts.version, trust))?.into_any())
             }
             (None, Some(cases)) => {
                 let bytes = document_bytes(py, cases, "/cases")?;

@@ -186,18 +186,33 @@ impl CompiledPolicy {
     /// rule; the same input always gives the same findings.
     /// Receipts in the record are not looked at here: `wire::check_one` checks them when the policy has a verifier.
     pub fn check(&self, reply: &str, record: Option<&CompiledRecord>, version: CheckerVersion) -> Vec<Finding> {
-        rules::check(self, reply, record, version, None)
+        rules::check(self, reply, record, version, None, usize::MAX).map(|(f, _)| f).unwrap_or_default()
     }
 
-    /// [`CompiledPolicy::check`] with claimed actions judged by a request's receipts.
+    /// [`check`](Self::check) within an output budget: findings are counted as they are made (rule, text and why,
+    /// plus 40 bytes each, a lower bound of their size in any response), and the check stops keeping them once
+    /// `budget` bytes are spent: `None` then. `Some((findings, bytes of the budget left))` otherwise.
+    pub fn check_within(
+        &self,
+        reply: &str,
+        record: Option<&CompiledRecord>,
+        version: CheckerVersion,
+        budget: usize,
+    ) -> Option<(Vec<Finding>, usize)> {
+        rules::check(self, reply, record, version, None, budget.min(usize::MAX - 1))
+    }
+
+    /// [`check_within`](Self::check_within) with claimed actions judged by a request's receipts; `budget`
+    /// `usize::MAX` is no bound.
     pub(crate) fn check_with(
         &self,
         reply: &str,
         record: Option<&CompiledRecord>,
         version: CheckerVersion,
         run: Option<&mut ReceiptRun<'_>>,
-    ) -> Vec<Finding> {
-        rules::check(self, reply, record, version, run)
+        budget: usize,
+    ) -> Option<(Vec<Finding>, usize)> {
+        rules::check(self, reply, record, version, run, budget)
     }
 }
 

@@ -5,10 +5,9 @@
 //! same bytes under the same keys never changes); its expiry and what it is for are judged on every check, since
 //! they depend on the clock and the claim.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 
-use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 use crate::check::money::{Currency as Stated, Money};
@@ -189,12 +188,12 @@ pub(crate) struct ReceiptRun<'v> {
     pub verifier: &'v ReceiptVerifier,
     pub verify: Verify,
     pub now: i64,
-    pub used: FxHashSet<Box<str>>,
+    pub used: HashSet<Box<str>>,
 }
 
 impl<'v> ReceiptRun<'v> {
     pub(crate) fn new(verifier: &'v ReceiptVerifier, verify: Verify) -> ReceiptRun<'v> {
-        ReceiptRun { verifier, verify, now: verifier.clock.now(), used: FxHashSet::default() }
+        ReceiptRun { verifier, verify, now: verifier.clock.now(), used: HashSet::new() }
     }
 }
 
@@ -216,8 +215,10 @@ impl Offered<'_> {
 /// The receipts a record offers that no claim of this request used yet, each listed once.
 pub(crate) fn offered<'r>(run: &ReceiptRun<'_>, receipts: &'r [String]) -> Vec<Offered<'r>> {
     let mut out: Vec<Offered<'r>> = Vec::with_capacity(receipts.len());
+    // SipHash, not Fx: the texts are the caller's, so their hashes must not be chosen to collide.
+    let mut seen: HashSet<&'r str> = HashSet::new();
     for text in receipts {
-        if run.used.contains(text.as_str()) || out.iter().any(|o| o.text == text) {
+        if run.used.contains(text.as_str()) || !seen.insert(text) {
             continue;
         }
         out.push(Offered { text, checked: run.verifier.check(text) });
@@ -269,4 +270,50 @@ pub(crate) fn same_amount(r: &Receipt, m: &Money) -> Option<bool> {
     // Minor units as exact millionths: 5000 USD cents = 50.000000. Every ISO 4217 exponent is at most 4.
     let per_minor = SCALE / 10i128.pow(u32::from(currency.exponent()).min(6));
     Some(Dec(i128::from(minor) * per_minor) == stated)
+}
+
+/// The amount a reply states as (currency code, minor units), to find a receipt signing exactly it; `None` when it
+/// is not a whole number of minor units of a known currency.
+pub(crate) fn stated_key(m: &Money) -> Option<(String, i64)> {
+    let code = match m.currency {
+        Stated::Usd => "USD",
+        Stated::Other(code) => code,
+    };
+    let currency = Currency::parse(code).ok()?;
+    let per_minor = SCALE / 10i128.pow(u32::from(currency.exponent()).min(6));
+    let units = m.amount?.0;
+    if units % per_minor != 0 {
+        return None;
+    }
+    Some((code.to_owned(), i64::try_from(units / per_minor).ok()?))
+}
+
+/// A receipt's signed amount as (currency code, minor units), when it signs one.
+pub(crate) fn signed_key(r: &Receipt) -> Option<(String, i64)> {
+    Some((r.currency.clone()?, r.amount?))
+}
+
+/// Offered receipts in record order, each handed out at most once: the cursor steps over those taken through
+/// another queue, so every queue is walked once per request, however many claims there are.
+#[derive(Default)]
+pub(crate) struct Queue {
+    items: Vec<usize>,
+    next: usize,
+}
+
+impl Queue {
+    pub(crate) fn push(&mut self, i: usize) {
+        self.items.push(i);
+    }
+
+    /// The first receipt not taken yet, which the caller then takes.
+    pub(crate) fn pop(&mut self, taken: &[bool]) -> Option<usize> {
+        while let Some(&i) = self.items.get(self.next) {
+            self.next += 1;
+            if !taken[i] {
+                return Some(i);
+            }
+        }
+        None
+    }
 }

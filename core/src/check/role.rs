@@ -82,7 +82,7 @@ pub(crate) fn past_question(text: &Text<'_>, s: u32) -> bool {
 
 /// The first token at or after byte `pos`.
 fn tok_from(text: &Text<'_>, pos: usize) -> usize {
-    text.toks.partition_point(|t| t.start < pos)
+    text.toks_starting_before(pos, false)
 }
 
 /// Whether the amount starting at byte `start` is stated as a bound, not an exact price: "under $50",

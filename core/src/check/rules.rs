@@ -4,13 +4,14 @@
 use super::discount::{self, ClaimKind};
 use super::money::{self, Currency, Money};
 use super::phrase::{self, Match, Mode};
-use super::receipts::{self, Checked, ReceiptRun};
+use super::receipts::{self, Checked, Queue, ReceiptRun};
 use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::role;
 use super::text::Text;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
 use crate::policy::{CheckerVersion, UnknownAmounts, Verify};
+use rustc_hash::FxHashMap;
 
 /// An item named in the reply.
 #[derive(Debug, Clone, Copy)]
@@ -30,13 +31,50 @@ struct Ctx<'a, 'p> {
     version: CheckerVersion,
     mentions: Vec<Mention>,
     findings: Vec<Finding>,
+    /// What is left of the caller's output budget, in bytes of findings ([`finding_size`]); once it is spent, no
+    /// finding is kept and `over` is set (the caller answers `output_too_large`).
+    left: usize,
+    over: bool,
+    /// Compactions (sort and dedup) run to recount a spent budget without repeats; bounded so work stays linear.
+    compactions: u8,
+    /// Where the last [`Ctx::split_at`] landed.
+    hint: std::cell::Cell<usize>,
+}
+
+/// A lower bound of the bytes a finding takes in any response: its rule, text and why, plus the JSON around them.
+pub(crate) fn finding_size(f: &Finding) -> usize {
+    f.rule.len() + f.text.len() + f.why.len() + 40
 }
 
 impl<'a> Ctx<'a, '_> {
     fn push(&mut self, rule: &str, start: usize, end: usize, why: String) {
+        if self.over {
+            return;
+        }
         let (start, end) = self.original(start, end);
         let text = self.orig[start..end].to_owned();
-        self.findings.push(Finding { rule: rule.to_owned(), start, end, text, why });
+        let f = Finding { rule: rule.to_owned(), start, end, text, why };
+        let size = finding_size(&f);
+        self.findings.push(f);
+        if size <= self.left {
+            self.left -= size;
+            return;
+        }
+        // Spent: repeats (one rule on one span) are dropped from the answer, so recount without them, a few times
+        // at most; past that the output is over the budget.
+        if self.left != usize::MAX && self.compactions < 4 {
+            self.compactions += 1;
+            let before: usize = self.findings.iter().map(finding_size).sum();
+            sort_dedup(&mut self.findings);
+            let after: usize = self.findings.iter().map(finding_size).sum();
+            let budget = self.left.saturating_add(before - size);
+            if after <= budget {
+                self.left = budget - after;
+                return;
+            }
+        }
+        self.over = true;
+        self.findings = Vec::new();
     }
 
     /// A span of `text.src` as offsets into the reply as written.
@@ -56,15 +94,42 @@ impl<'a> Ctx<'a, '_> {
 
     /// The item an amount or claim at token `tok` belongs to: named in the same sentence, in the same clause if
     /// any is, nearest first, and on a tie the one before it.
+    ///
+    /// Mentions are in reply order and never overlap, and sentences and clauses are numbered in reply order, so the
+    /// nearest mention of any sentence or clause is next to where `tok` falls among them: at most three are looked
+    /// at, found by binary search (linear time over a reply, however many amounts and names it has).
     fn associate(&self, tok: usize) -> Option<usize> {
-        let t = self.text.toks[tok];
+        let toks = &self.text.toks;
+        let t = toks[tok];
         let dist = |m: &Mention| {
             if m.last < tok { (tok - m.last, 0) } else { (m.first.saturating_sub(tok), 1) }
         };
-        let same_sentence = self.mentions.iter().filter(|m| self.text.toks[m.first].sentence == t.sentence);
-        let in_clause =
-            same_sentence.clone().filter(|m| self.text.toks[m.first].clause == t.clause).min_by_key(|m| dist(m));
+        let split = self.split_at(tok);
+        let near = || self.mentions[split.saturating_sub(1)..(split + 2).min(self.mentions.len())].iter();
+        let same_sentence = near().filter(|m| toks[m.first].sentence == t.sentence);
+        let in_clause = same_sentence.clone().filter(|m| toks[m.first].clause == t.clause).min_by_key(|m| dist(m));
         in_clause.or_else(|| same_sentence.min_by_key(|m| dist(m))).map(|m| m.item)
+    }
+
+    /// How many mentions end before token `tok`: `mentions.partition_point(|m| m.last < tok)`, stepped to from the
+    /// answer of the previous call (rules ask in reply order), so a long reply's lookups stay in cache; a far jump
+    /// falls back to the binary search.
+    fn split_at(&self, tok: usize) -> usize {
+        let ms = &self.mentions;
+        let mut k = self.hint.get().min(ms.len());
+        for _ in 0..16 {
+            if k < ms.len() && ms[k].last < tok {
+                k += 1;
+            } else if k > 0 && ms[k - 1].last >= tok {
+                k -= 1;
+            } else {
+                self.hint.set(k);
+                return k;
+            }
+        }
+        let k = ms.partition_point(|m| m.last < tok);
+        self.hint.set(k);
+        k
     }
 
     /// Approved prices of item `i`, and the prices after any approved discount that applies to it
@@ -85,14 +150,22 @@ impl<'a> Ctx<'a, '_> {
     }
 }
 
-/// Runs every rule over one reply.
+/// The findings in answer order (span start, rule, end), each rule and span once.
+fn sort_dedup(f: &mut Vec<Finding>) {
+    f.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.rule.cmp(&b.rule)).then(a.end.cmp(&b.end)));
+    f.dedup_by(|b, a| a.rule == b.rule && a.start == b.start && a.end == b.end);
+}
+
+/// Runs every rule over one reply, keeping findings of at most `budget` bytes ([`finding_size`]): `None` once they
+/// would take more (`usize::MAX`: no bound). `Some((findings, bytes left))` otherwise.
 pub(super) fn check(
     p: &CompiledPolicy,
     reply: &str,
     record: Option<&CompiledRecord>,
     version: CheckerVersion,
     run: Option<&mut ReceiptRun<'_>>,
-) -> Vec<Finding> {
+    budget: usize,
+) -> Option<(Vec<Finding>, usize)> {
     let normalized = if version.reads_roles() { super::text::normalize(reply) } else { None };
     let orig = reply;
     let (reply, map) = match &normalized {
@@ -103,7 +176,19 @@ pub(super) fn check(
     // Sized for a typical reply so the hot path does not regrow these (DESIGN §8).
     let mut matches: Vec<Match> = Vec::with_capacity(16);
     p.matcher.find_all(&text, &mut matches);
-    let mut cx = Ctx { p, text: &text, orig, map, version, mentions: Vec::with_capacity(8), findings: Vec::new() };
+    let mut cx = Ctx {
+        p,
+        text: &text,
+        orig,
+        map,
+        version,
+        mentions: Vec::with_capacity(8),
+        findings: Vec::new(),
+        left: budget,
+        over: false,
+        compactions: 0,
+        hint: std::cell::Cell::new(0),
+    };
 
     // Item mentions: the longest name wins where two overlap ("Pro Annual" over "Pro").
     let mut items: Vec<Mention> = matches
@@ -154,10 +239,15 @@ pub(super) fn check(
         actions(&mut cx, &matches, record);
     }
 
+    if cx.over {
+        return None;
+    }
     let mut f = cx.findings;
-    f.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.rule.cmp(&b.rule)).then(a.end.cmp(&b.end)));
-    f.dedup_by(|b, a| a.rule == b.rule && a.start == b.start && a.end == b.end);
-    f
+    sort_dedup(&mut f);
+    // Repeats dropped here give their bytes back.
+    let left =
+        if budget == usize::MAX { budget } else { budget.saturating_sub(f.iter().map(finding_size).sum::<usize>()) };
+    Some((f, left))
 }
 
 /// `price:mismatch`, `price:currency`, `price:unknown`.
@@ -165,6 +255,7 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     let text = cx.text;
     let respectively = if cx.version.reads_roles() { respectively(cx, money, consumed) } else { None };
     let quantities = if cx.version.reads_roles() { quantities(cx) } else { Vec::new() };
+    let quantities = Totals::new(cx, &quantities);
     for (mi, m) in money.iter().enumerate() {
         if consumed[mi] {
             continue;
@@ -247,15 +338,37 @@ fn quantities(cx: &Ctx<'_, '_>) -> Vec<Quantity> {
         .collect()
 }
 
+/// 2026-12-01: the stated totals a reply's counts allow, per sentence: a count of an item times one of its approved
+/// amounts, by item and for any item. Built once per reply, so each amount is looked up in constant time.
+#[derive(Default)]
+struct Totals {
+    by_item: rustc_hash::FxHashSet<(u32, usize, Dec)>,
+    any: rustc_hash::FxHashSet<(u32, Dec)>,
+}
+
+impl Totals {
+    fn new(cx: &Ctx<'_, '_>, quantities: &[Quantity]) -> Totals {
+        let mut t = Totals::default();
+        for q in quantities {
+            for a in &cx.p.items[q.item].amounts {
+                if let Some(total) = a.checked_mul_int(q.count) {
+                    t.by_item.insert((q.sentence, q.item, total));
+                    t.any.insert((q.sentence, total));
+                }
+            }
+        }
+        t
+    }
+}
+
 /// 2026-12-01: whether `amount` at token `tok` is a stated total: a count of an item in the same sentence times one
 /// of its approved amounts ("3 seats at $149 come to $447"). `item`: the item the amount is tied to, if any.
-fn is_total(cx: &Ctx<'_, '_>, quantities: &[Quantity], tok: usize, item: Option<usize>, amount: Dec) -> bool {
+fn is_total(cx: &Ctx<'_, '_>, totals: &Totals, tok: usize, item: Option<usize>, amount: Dec) -> bool {
     let sentence = cx.text.toks[tok].sentence;
-    let from = quantities.partition_point(|q| q.sentence < sentence);
-    quantities[from..].iter().take_while(|q| q.sentence == sentence).any(|q| {
-        item.is_none_or(|i| i == q.item)
-            && cx.p.items[q.item].amounts.iter().any(|a| a.checked_mul_int(q.count) == Some(amount))
-    })
+    match item {
+        Some(i) => totals.by_item.contains(&(sentence, i, amount)),
+        None => totals.any.contains(&(sentence, amount)),
+    }
 }
 
 /// 2026-12-01: "Starter and Pro are $49 and $149 respectively": in a sentence with `respectively`, the amounts are
@@ -266,20 +379,29 @@ fn respectively(cx: &Ctx<'_, '_>, money: &[Money], consumed: &[bool]) -> Option<
     let sentence_of = |m: &Money| text.tok_containing(m.digits).map_or(0, |t| text.toks[t].sentence);
     let mut out: Option<Vec<Option<usize>>> = None;
     let mut done = u32::MAX;
+    // Sentences are met in reply order, and amounts and mentions are in reply order: three cursors that only move
+    // forward find each sentence's run of them (linear time over the reply).
+    let (mut from, mut to, mut lo) = (0usize, 0usize, 0usize);
     for (k, t) in text.toks.iter().enumerate() {
         if t.sentence == done || text.word_at(k) != "respectively" {
             continue;
         }
         done = t.sentence;
-        // Amounts are in reply order, so the sentence's are one run of them.
-        let from = money.partition_point(|m| sentence_of(m) < t.sentence);
-        let to = money.partition_point(|m| sentence_of(m) <= t.sentence);
+        while from < money.len() && sentence_of(&money[from]) < t.sentence {
+            from += 1;
+        }
+        to = to.max(from);
+        while to < money.len() && sentence_of(&money[to]) <= t.sentence {
+            to += 1;
+        }
+        while lo < cx.mentions.len() && text.toks[cx.mentions[lo].first].sentence < t.sentence {
+            lo += 1;
+        }
         let amounts: Vec<usize> = (from..to).filter(|&mi| !consumed[mi]).collect();
         let Some(&first_amount) = amounts.first() else {
             continue;
         };
         let first_tok = text.tok_containing(money[first_amount].digits).unwrap_or(0);
-        let lo = cx.mentions.partition_point(|m| text.toks[m.first].sentence < t.sentence);
         let items: Vec<usize> = cx.mentions[lo..].iter().take_while(|m| m.last < first_tok).map(|m| m.item).collect();
         if items.len() == amounts.len() && items.len() > 1 {
             let out = out.get_or_insert_with(|| vec![None; money.len()]);
@@ -430,20 +552,32 @@ fn receipt_claims(
     let subject = record.and_then(|r| r.subject.as_deref());
     let now = run.now;
     let mut taken = vec![false; offered.len()];
+    // Queues of the offered receipts, built once: those that count for each claimed operation (and by the amount
+    // they sign), those signed for each operation, those that could not be trusted, and all of them.
+    let mut counting: FxHashMap<&str, Queue> = FxHashMap::default();
+    let mut counting_by_amount: FxHashMap<(&str, (String, i64)), Queue> = FxHashMap::default();
+    let mut by_op: FxHashMap<&str, Queue> = FxHashMap::default();
+    let (mut unverified, mut any) = (Queue::default(), Queue::default());
+    for (i, o) in offered.iter().enumerate() {
+        any.push(i);
+        let Some(r) = o.signed() else {
+            unverified.push(i);
+            continue;
+        };
+        by_op.entry(r.operation.as_str()).or_default().push(i);
+        if receipts::does_not_count(r, &r.operation, subject, now).is_none() {
+            counting.entry(r.operation.as_str()).or_default().push(i);
+            if let Some(key) = receipts::signed_key(r) {
+                counting_by_amount.entry((r.operation.as_str(), key)).or_default().push(i);
+            }
+        }
+    }
     // First every claim takes a receipt that counts for it, the one signing the amount it states if there is one.
     for c in &mut claims {
         let op = cx.p.actions[c.action].op.as_str();
-        let counts: Vec<usize> = (0..offered.len())
-            .filter(|&i| {
-                !taken[i]
-                    && offered[i].signed().is_some_and(|r| receipts::does_not_count(r, op, subject, now).is_none())
-            })
-            .collect();
-        let stated = c.amount.map(|mi| &money[mi]);
-        let same = |i: &&usize| {
-            stated.is_some_and(|m| offered[**i].signed().and_then(|r| receipts::same_amount(r, m)) == Some(true))
-        };
-        if let Some(&i) = counts.iter().find(same).or(counts.first()) {
+        let key = c.amount.and_then(|mi| receipts::stated_key(&money[mi]));
+        let by_amount = key.and_then(|k| counting_by_amount.get_mut(&(op, k)).and_then(|q| q.pop(&taken)));
+        if let Some(i) = by_amount.or_else(|| counting.get_mut(op).and_then(|q| q.pop(&taken))) {
             taken[i] = true;
             c.backing = Some(i);
         }
@@ -469,12 +603,12 @@ fn receipt_claims(
             && record.is_some_and(|r| r.effects.iter().any(|e| e.done && e.operation.as_deref() == Some(&a.op)));
         // A receipt that does not count, offered for this claim: one for its operation first, then one whose
         // signature could not be trusted, then (when nothing else backs the claim) one for another operation.
-        let free = |i: &usize| !taken[*i];
-        let same_op =
-            (0..offered.len()).filter(free).find(|&i| offered[i].signed().is_some_and(|r| r.operation == a.op));
-        let unverified = || (0..offered.len()).filter(free).find(|&i| offered[i].signed().is_none());
-        let other = || (0..offered.len()).filter(free).find(|_| !effect_done);
-        if let Some(i) = same_op.or_else(unverified).or_else(other) {
+        let mut offered_for = by_op.get_mut(a.op.as_str()).and_then(|q| q.pop(&taken));
+        offered_for = offered_for.or_else(|| unverified.pop(&taken));
+        if !effect_done {
+            offered_for = offered_for.or_else(|| any.pop(&taken));
+        }
+        if let Some(i) = offered_for {
             taken[i] = true;
             let reason = match &*offered[i].checked {
                 Checked::Refused(m) => m.clone(),
@@ -498,30 +632,31 @@ fn receipt_claims(
 
 /// The amount a claim at token `tok` states: the first one after the verb in its clause ("refunded you $50"), else
 /// the last one before it ("$50 was refunded"). Bounds ("up to $50") and negated amounts ("not $500") state none.
+/// Amounts are in reply order, so only those of the verb's clause are looked at (linear over a reply).
 fn claimed_amount(cx: &Ctx<'_, '_>, tok: usize, money: &[Money], consumed: &[bool]) -> Option<usize> {
     let text = cx.text;
     let t = text.toks[tok];
-    let mut before = None;
-    for (mi, m) in money.iter().enumerate() {
-        if consumed[mi] {
-            continue;
+    let states = |mi: usize| {
+        let m = &money[mi];
+        !consumed[mi] && !role::comparative(text, m.start) && !role::negated_amount(text, m.start, cx.version)
+    };
+    let clause_of = |mi: usize| text.tok_containing(money[mi].digits).map(|k| (k, text.toks[k].clause));
+    let after = money.partition_point(|m| m.digits < t.end);
+    for mi in after..money.len() {
+        match clause_of(mi) {
+            Some((k, c)) if c == t.clause && k > tok && states(mi) => return Some(mi),
+            Some((_, c)) if c != t.clause => break,
+            _ => {}
         }
-        let Some(mt) = text.tok_containing(m.digits) else {
-            continue;
-        };
-        let at = text.toks[mt];
-        if at.sentence != t.sentence || at.clause != t.clause {
-            continue;
-        }
-        if role::comparative(text, m.start) || role::negated_amount(text, m.start, cx.version) {
-            continue;
-        }
-        if mt > tok {
-            return Some(mi);
-        }
-        before = Some(mi);
     }
-    before
+    for mi in (0..after).rev() {
+        match clause_of(mi) {
+            Some((k, c)) if c == t.clause && k < tok && states(mi) => return Some(mi),
+            Some((_, c)) if c != t.clause => break,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A value found in the reply for a fact.

@@ -27,7 +27,14 @@ pub(crate) struct Text<'a> {
     pub clause_opens: Vec<u8>,
     /// For each sentence, its first token.
     pub sentence_starts: Vec<u32>,
+    /// For each block of [`BLOCK`] bytes, how many tokens start before it: a position's token is found from its
+    /// block in a few steps that stay in cache, where a binary search over a long reply misses it at every step
+    /// (linear time per reply, docs/PERFORMANCE.md).
+    blocks: Vec<u32>,
 }
+
+/// Bytes per entry of `Text::blocks`.
+const BLOCK: usize = 64;
 
 /// Words that open a new clause: they stop negation scope and item association.
 fn is_clause_word(w: &str) -> bool {
@@ -169,6 +176,7 @@ impl<'a> Text<'a> {
             questions: Vec::with_capacity(src.len() / 40 + 1),
             clause_opens: Vec::with_capacity(src.len() / 16 + 1),
             sentence_starts: Vec::with_capacity(src.len() / 40 + 1),
+            blocks: Vec::new(),
         };
         t.clause_opens.push(b'.');
         let bytes = src.as_bytes();
@@ -284,7 +292,25 @@ impl<'a> Text<'a> {
             }
         }
         t.questions.push(question);
+        t.blocks = Vec::with_capacity(src.len() / BLOCK + 1);
+        let mut k = 0usize;
+        for b in 0..=src.len() / BLOCK {
+            while k < t.toks.len() && t.toks[k].start < b * BLOCK {
+                k += 1;
+            }
+            t.blocks.push(k as u32);
+        }
         t
+    }
+
+    /// How many tokens start before `pos` (`inclusive`: at or before it): `toks.partition_point(|t| t.start < pos)`,
+    /// or `<=`, from `pos`'s block.
+    pub(crate) fn toks_starting_before(&self, pos: usize, inclusive: bool) -> usize {
+        let mut k = self.blocks.get(pos / BLOCK).map_or(self.toks.len(), |&k| k as usize);
+        while k < self.toks.len() && (self.toks[k].start < pos || (inclusive && self.toks[k].start == pos)) {
+            k += 1;
+        }
+        k
     }
 
     /// The folded form of a token.
@@ -298,8 +324,7 @@ impl<'a> Text<'a> {
 
     /// Index of the token that contains byte `pos`, or the nearest one before it.
     pub(crate) fn tok_containing(&self, pos: usize) -> Option<usize> {
-        let i = self.toks.partition_point(|t| t.start <= pos);
-        i.checked_sub(1)
+        self.toks_starting_before(pos, true).checked_sub(1)
     }
 
     /// Whether sentence `s` is a question.

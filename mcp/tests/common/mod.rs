@@ -2,6 +2,8 @@
 //! the tests see exactly the bytes a client would.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub(crate) mod attack;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;

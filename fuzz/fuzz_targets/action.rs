@@ -1,0 +1,13 @@
+//! Arbitrary bytes as an action check request (`api::verify_action_json`: grant, action, now; the MCP
+//! `verify_agent` tool and every binding). Never a panic; an answer is a decision that never grants authority.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = curbi::api::verify_action_json(data) {
+        let v: serde_json::Value = serde_json::from_str(&text).expect("the decision is JSON");
+        assert!(matches!(v["decision"].as_str(), Some("ALLOW" | "DENY" | "STEP_UP")), "{text}");
+        assert_eq!(v["authorizationGranted"], false, "{text}");
+    }
+});
