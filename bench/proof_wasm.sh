@@ -1,25 +1,19 @@
 #!/usr/bin/env bash
 # @curbi/web (core compiled to WebAssembly) against the native library and bench/proof_webcrypto's WebCrypto
 # JavaScript verifier, on the same 1,024- and 10,000-receipt requests from the reference gate, in Node and in
-# headless Chromium, in one run (docs/PERFORMANCE.md). Builds verify_peak, the Node addon and the wasm package.
+# headless Chromium, in one run (docs/PERFORMANCE.md). Builds verify_peak and the Node addon
+# (bench/proof_requests.sh) and the wasm package.
 # Run by hand on a quiet machine, not by `make test`:
 #
 #   bench/proof_wasm.sh [bench.mjs options, e.g. --runs 9 --warmup 2]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked -p curbi --example verify_peak
-if [ ! -x bindings/node/node_modules/.bin/napi ]; then
-  (cd bindings/node && npm ci --prefer-offline --no-audit --no-fund --loglevel=error)
-fi
-(cd bindings/node && npm run --silent build)
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+bash bench/proof_requests.sh "$tmp"
 if [ ! -d bindings/web/node_modules/puppeteer-core ]; then
   (cd bindings/web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error)
 fi
 bash bindings/web/scripts/build.sh
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-for n in 1024 10000; do
-  target/release/examples/verify_peak build "$tmp/receipts-$n.json" "$n"
-done
 echo "== benchmark (uptime: $(uptime))"
 node --expose-gc bench/proof_wasm/bench.mjs "$tmp/receipts-1024.json" "$tmp/receipts-10000.json" "$@"

@@ -262,6 +262,24 @@ mod tests {
     }
 
     #[test]
+    fn bundle_and_options_apart_answer_as_the_whole_request() {
+        // Seed 003's valid-four-domains verifies with allowTest; its tampered-amount is bad_signature. Both ways.
+        for (file, reason) in [
+            (include_str!("../../vectors/proof/valid-four-domains.json"), r#""reason":"verifies""#),
+            (include_str!("../../vectors/proof/tampered-amount.json"), r#""reason":"bad_signature""#),
+        ] {
+            let doc: Value = serde_json::from_str(file).expect("vector");
+            let mut options = doc["input"].as_object().expect("request").clone();
+            let bundle = options.remove("bundle").expect("bundle").to_string();
+            let whole = verify_bundle_json(doc["input"].to_string().as_bytes()).expect("json");
+            let parts = verify_bundle_parts_json(bundle.as_bytes(), Value::Object(options).to_string().as_bytes());
+            assert_eq!(parts.expect("json"), whole);
+            assert!(whole.contains(reason), "{whole}");
+        }
+        assert_eq!(verify_bundle_parts_json(b"{", b"{}").err().map(|e| e.code), Some(ErrorCode::InvalidJson));
+    }
+
+    #[test]
     fn handles_read_what_a_request_reads_with_its_paths() {
         let e = |r: Result<CheckOptions>| r.err().map(|e| (e.code.as_str(), e.path));
         assert_eq!(
