@@ -48,6 +48,14 @@ macro_rules! serve_usage {
 "
     };
 }
+macro_rules! mcp_usage {
+    () => {
+        "  curbi mcp --stdio             Serve MCP over stdin/stdout (newline-delimited JSON-RPC) for clients that start a
+                                command: the same tools and protocol versions as POST /mcp; keyed tools need
+                                CURBI_MCP_KEY (docs/MCP.md)
+"
+    };
+}
 macro_rules! lint_usage {
     () => {
         "  curbi lint [--pretty] [--strict] POLICY
@@ -169,6 +177,7 @@ const USAGE: &str = concat!(
     "curbi: check what an AI agent tells a customer against explicit rules.\n\nUsage:\n",
     check_usage!(),
     serve_usage!(),
+    mcp_usage!(),
     lint_usage!(),
     export_usage!(),
     replay_usage!(),
@@ -198,6 +207,7 @@ fn command_help(command: &str) -> Option<&'static str> {
     Some(match command {
         "check" => concat!("Usage:\n", check_usage!(), "\n", check_status!(), files_note!()),
         "serve" => concat!("Usage:\n", serve_usage!()),
+        "mcp" => concat!("Usage:\n", mcp_usage!()),
         "lint" => concat!("Usage:\n", lint_usage!(), "\n", lint_status!(), files_note!()),
         "export" => concat!("Usage:\n", export_usage!(), "\n", export_status!(), files_note!()),
         "replay" => concat!("Usage:\n", replay_usage!(), "\n", replay_status!(), files_note!()),
@@ -215,6 +225,7 @@ fn command_help(command: &str) -> Option<&'static str> {
 const COMMANDS: &[&str] = &[
     "check",
     "serve",
+    "mcp",
     "lint",
     "export",
     "replay",
@@ -250,6 +261,7 @@ fn main() -> ExitCode {
     match name {
         "check" => check_cmd::check_command(&rest),
         "serve" => serve_command(&rest),
+        "mcp" => mcp_command(&rest),
         "lint" => regression_cmd::lint_command(&rest),
         "export" => regression_cmd::export_command(&rest),
         "replay" => regression_cmd::replay_command(&rest),
@@ -319,6 +331,38 @@ fn print_out(text: &str) -> ExitCode {
         Err(e) => {
             eprintln!("curbi: cannot write to stdout: {e}");
             ExitCode::from(EXIT_INTERNAL)
+        }
+    }
+}
+
+/// `curbi mcp --stdio`: the MCP dispatcher of the server crate on stdin and stdout, configured from the same
+/// environment as `curbi serve` (keys, limits, recorder), the caller's key from `CURBI_MCP_KEY`.
+fn mcp_command(args: &[OsString]) -> ExitCode {
+    match args {
+        [a] if a == "--stdio" => {}
+        [] => return usage_error("mcp needs --stdio (for MCP over HTTP, run curbi serve)"),
+        _ => return usage_error("mcp takes only --stdio"),
+    }
+    let config = match curbi_mcp::Config::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("curbi: {e}");
+            return ExitCode::from(EXIT_INVALID);
+        }
+    };
+    let key = std::env::var("CURBI_MCP_KEY").ok().filter(|k| !k.trim().is_empty());
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("curbi: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(curbi_mcp::stdio::run(config, key)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("curbi: mcp --stdio: {e}");
+            ExitCode::FAILURE
         }
     }
 }
