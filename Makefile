@@ -3,10 +3,19 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build fmt-check clippy rust-test summary bench crash bench-recorder
+.PHONY: demo test build build-c install fmt-check clippy rust-test summary bench crash bench-recorder
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
+
+# libcurbi (static and shared, SONAME libcurbi.so.0) and the CLI, release.
+build-c:
+	$(CARGO) build --release --locked -p curbi-ffi -p curbi-cli
+
+# The C library, header, curbi.pc, the CMake package and the CLI under PREFIX (scripts/install.sh; docs/ABI.md).
+PREFIX ?= /usr/local
+install: build-c
+	PREFIX="$(PREFIX)" bash scripts/install.sh
 
 demo: build
 	@bash scripts/demo.sh

@@ -20,10 +20,11 @@ step() {
 
 # Setup: Debian tools the C tests need, when a fresh machine lacks them (CI runs as root).
 missing=()
-for tool in cc valgrind nm; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+# cmake and pkg-config: the install test builds the README's C example the way C projects do.
+for tool in cc valgrind nm cmake pkg-config; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing ${missing[*]} from Debian's packages"
-  apt-get update -qq && apt-get install -y -qq gcc valgrind binutils >/dev/null
+  apt-get update -qq && apt-get install -y -qq gcc valgrind binutils cmake pkgconf >/dev/null
 fi
 # Setup: rustfmt and clippy come from rustup on a fresh machine.
 if command -v rustup >/dev/null 2>&1; then
@@ -53,6 +54,8 @@ step "bench compiles" cargo bench --workspace --locked --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli
 step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
+step "make install PREFIX: SONAME, README C example through pkg-config and CMake, Go through pkg-config, no cgo" \
+  bash scripts/install-test.sh
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
 step "Node (addon, generated types, node --test, checkout example)" bash bindings/node/test.sh

@@ -1,4 +1,10 @@
-"""A LangChain guard: checks an agent's reply with Curbi and raises `CurbiViolation` when a rule fires."""
+"""A LangChain guard: checks an agent's reply with Curbi and raises `CurbiViolation` when a rule fires.
+
+Two forms: `curbi_guard(policy)`, a Runnable for LCEL chains (`prompt | model | parser | guard`) and for an agent's
+final state (`agent | guard`); and `CurbiMiddleware(policy)` for LangChain 1.x `create_agent(middleware=[...])`,
+which checks each model reply inside the agent and keeps a failing reply out of every stream mode
+(`curbi_langchain.middleware`; needs the `langchain` package, `pip install curbi-langchain[agents]`).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,16 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import get_config_list
 
-__all__ = ["CurbiGuard", "CurbiViolation", "curbi_guard"]
+__all__ = ["CurbiGuard", "CurbiMiddleware", "CurbiViolation", "curbi_guard"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: the middleware needs `langchain` (1.x), the Runnable guard only `langchain-core`.
+    if name == "CurbiMiddleware":
+        from .middleware import CurbiMiddleware
+
+        return CurbiMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # The reply broke the policy: `.findings` lists what fired, `.check` is the whole result. A `curbi.CurbiError`.
@@ -31,7 +46,13 @@ def _text_of(message: BaseMessage) -> str:
 
 
 class CurbiGuard(Runnable[Any, Any]):
-    """Returns its input when the reply passes the policy; raises `CurbiViolation` when it does not."""
+    """Returns its input when the reply passes the policy; raises `CurbiViolation` when it does not.
+
+    Streaming buffers: `stream`/`astream` (and a guard at the end of a streaming chain) collect the whole input
+    before checking it, so nothing streams through the guard until the reply is complete and has passed; then it is
+    emitted as one chunk. For token streaming inside an agent, use `CurbiMiddleware`, which holds tokens the same way
+    inside the model step.
+    """
 
     def __init__(
         self,
@@ -46,14 +67,20 @@ class CurbiGuard(Runnable[Any, Any]):
 
     @staticmethod
     def reply_text(value: Any) -> str:
-        """The text checked for an input: a str itself, a message's text, or a message list's last message."""
+        """The text checked for an input: a str itself, a message's text, a message list's last message, or an
+        agent state's (a mapping with `messages`, what `create_agent(...).invoke` returns) last message."""
         if isinstance(value, str):
             return value
         if isinstance(value, BaseMessage):
             return _text_of(value)
+        if isinstance(value, Mapping) and isinstance(value.get("messages"), Sequence):
+            value = value["messages"]
         if isinstance(value, Sequence) and value and isinstance(value[-1], BaseMessage):
             return _text_of(value[-1])
-        raise TypeError(f"curbi_guard checks a str, a message or a list of messages, not {type(value).__name__}")
+        raise TypeError(
+            "curbi_guard checks a str, a message, a list of messages or an agent state {'messages': [...]}, "
+            f"not {type(value).__name__}"
+        )
 
     def _check(self, value: Any) -> Any:
         result = self.policy.check(self.reply_text(value), record=self.record, version=self.version)
