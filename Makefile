@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build build-c install fmt-check clippy rust-test summary bench crash bench-recorder
+.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash bench-recorder
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
@@ -16,6 +16,10 @@ build-c:
 PREFIX ?= /usr/local
 install: build-c
 	PREFIX="$(PREFIX)" bash scripts/install.sh
+
+# What each ecosystem installs from, into dist/ (scripts/dist.sh; DIST_WHEEL=1 adds the manylinux2014 curbi wheel).
+dist: build-c
+	bash scripts/dist.sh
 
 demo: build
 	@bash scripts/demo.sh
