@@ -31,6 +31,18 @@ def __getattr__(name: str) -> Any:
 CurbiViolation = curbi.CurbiViolation
 
 
+# What a guard is given: a policy (a dict, JSON str or compiled `curbi.Policy`) and an optional record.
+PolicyArg = Union[curbi.Policy, Mapping[str, Any], str]
+RecordArg = Optional[Union[curbi.Record, Mapping[str, Any], str]]
+
+
+def _compiled(policy: PolicyArg, record: RecordArg) -> "tuple[curbi.Policy, Optional[curbi.Record]]":
+    """The policy compiled and the record read, once: a record re-read per call costs more than the check itself."""
+    compiled = policy if isinstance(policy, curbi.Policy) else curbi.Policy.compile(policy)
+    read = record if record is None or isinstance(record, curbi.Record) else curbi.Record.parse(record)
+    return compiled, read
+
+
 def _text_of(message: BaseMessage) -> str:
     content = message.content
     if isinstance(content, str):
@@ -54,15 +66,8 @@ class CurbiGuard(Runnable[Any, Any]):
     inside the model step.
     """
 
-    def __init__(
-        self,
-        policy: Union[curbi.Policy, Mapping[str, Any], str],
-        record: Optional[Union[curbi.Record, Mapping[str, Any], str]] = None,
-        version: Optional[str] = None,
-    ) -> None:
-        self.policy = policy if isinstance(policy, curbi.Policy) else curbi.Policy.compile(policy)
-        # Read once here, not on every reply: a record re-read per call costs more than the check itself.
-        self.record = record if record is None or isinstance(record, curbi.Record) else curbi.Record.parse(record)
+    def __init__(self, policy: PolicyArg, record: RecordArg = None, version: Optional[str] = None) -> None:
+        self.policy, self.record = _compiled(policy, record)
         self.version = version
 
     @staticmethod
@@ -137,10 +142,6 @@ class CurbiGuard(Runnable[Any, Any]):
         return out
 
 
-def curbi_guard(
-    policy: Union[curbi.Policy, Mapping[str, Any], str],
-    record: Optional[Union[curbi.Record, Mapping[str, Any], str]] = None,
-    version: Optional[str] = None,
-) -> CurbiGuard:
+def curbi_guard(policy: PolicyArg, record: RecordArg = None, version: Optional[str] = None) -> CurbiGuard:
     """A Runnable guard for `policy` (a dict, JSON str or compiled `curbi.Policy`). See the package README."""
     return CurbiGuard(policy, record=record, version=version)

@@ -10,14 +10,13 @@ whole, as one message, when the model step ends, and a failing one never does: i
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Awaitable, Callable, Iterator, Mapping, Optional, Union
+from typing import Any, Awaitable, Callable, Iterator, Optional
 
-import curbi
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage
 from langchain_core.runnables.config import ensure_config, var_child_runnable_config
 
-from . import CurbiViolation, _text_of
+from . import CurbiViolation, PolicyArg, RecordArg, _compiled, _text_of
 
 __all__ = ["CurbiMiddleware"]
 
@@ -47,16 +46,10 @@ class CurbiMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     """
 
     def __init__(
-        self,
-        policy: Union[curbi.Policy, Mapping[str, Any], str],
-        record: Optional[Union[curbi.Record, Mapping[str, Any], str]] = None,
-        version: Optional[str] = None,
-        *,
-        fallback: Optional[str] = None,
+        self, policy: PolicyArg, record: RecordArg = None, version: Optional[str] = None, *, fallback: Optional[str] = None
     ) -> None:
         super().__init__()
-        self.policy = policy if isinstance(policy, curbi.Policy) else curbi.Policy.compile(policy)
-        self.record = record if record is None or isinstance(record, curbi.Record) else curbi.Record.parse(record)
+        self.policy, self.record = _compiled(policy, record)
         self.version = version
         self.fallback = fallback
 
