@@ -59,6 +59,9 @@ step "make install PREFIX: SONAME, README C example through pkg-config and CMake
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
 step "Node (addon, generated types, node --test, checkout example)" bash bindings/node/test.sh
+# Needs the release builds and the Node addon above; the manylinux2014 wheel is a zig-linked build of its own.
+step "make dist (manylinux2014 wheel, sdist, npm, C, CLI) and each installed from dist/ in a fresh folder" bash -c \
+  '{ DIST_WHEEL=1 bash scripts/dist.sh >target/dist.log 2>&1 || { tail -n 40 target/dist.log; false; }; } && bash scripts/dist-test.sh'
 # Needs the bundles the recorder's scenarios left in target/recorder-bundles/ (Rust, C, Go, Python and Node above).
 step "recorder bundles from every language verify with curbi verify" bash scripts/recorder-bundles.sh
 # Needs libcurbi, the Python venv and the Node addon built by the steps above.
