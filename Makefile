@@ -3,10 +3,23 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build fmt-check clippy rust-test summary bench crash bench-recorder load linear
+.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash bench-recorder load linear
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
+
+# libcurbi (static and shared, SONAME libcurbi.so.0) and the CLI, release.
+build-c:
+	$(CARGO) build --release --locked -p curbi-ffi -p curbi-cli
+
+# The C library, header, curbi.pc, the CMake package and the CLI under PREFIX (scripts/install.sh; docs/ABI.md).
+PREFIX ?= /usr/local
+install: build-c
+	PREFIX="$(PREFIX)" bash scripts/install.sh
+
+# What each ecosystem installs from, into dist/ (scripts/dist.sh; DIST_WHEEL=1 adds the manylinux2014 curbi wheel).
+dist: build-c
+	bash scripts/dist.sh
 
 demo: build
 	@bash scripts/demo.sh

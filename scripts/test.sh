@@ -20,10 +20,11 @@ step() {
 
 # Setup: Debian tools the C tests need, when a fresh machine lacks them (CI runs as root).
 missing=()
-for tool in cc valgrind nm; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+# cmake and pkg-config: the install test builds the README's C example the way C projects do.
+for tool in cc valgrind nm cmake pkg-config; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing ${missing[*]} from Debian's packages"
-  apt-get update -qq && apt-get install -y -qq gcc valgrind binutils >/dev/null
+  apt-get update -qq && apt-get install -y -qq gcc valgrind binutils cmake pkgconf >/dev/null
 fi
 # Setup: rustfmt and clippy come from rustup on a fresh machine.
 if command -v rustup >/dev/null 2>&1; then
@@ -53,11 +54,16 @@ step "bench compiles" cargo bench --workspace --locked --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli
 step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
+step "make install PREFIX: SONAME, README C example through pkg-config and CMake, Go through pkg-config, no cgo" \
+  bash scripts/install-test.sh
 step "Go (gofmt, vet, test, race, GOGC=1 debug)" bash bindings/go/test.sh
 step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/test.sh
 step "Node (addon, generated types, node --test, checkout example)" bash bindings/node/test.sh
 # Needs the release curbi binary above: `npx @curbi/web verify` is compared with `curbi verify` on every proof vector.
 step "WebAssembly (@curbi/web: wasm32 build, types, node --test, npx verify vs curbi verify)" bash bindings/web/test.sh
+# Needs the release builds and the Node addon above; the manylinux2014 wheel is a zig-linked build of its own.
+step "make dist (manylinux2014 wheel, sdist, npm, C, CLI) and each installed from dist/ in a fresh folder" bash -c \
+  '{ DIST_WHEEL=1 bash scripts/dist.sh >target/dist.log 2>&1 || { tail -n 40 target/dist.log; false; }; } && bash scripts/dist-test.sh'
 # Needs the bundles the recorder's scenarios left in target/recorder-bundles/ (Rust, C, Go, Python and Node above).
 step "recorder bundles from every language verify with curbi verify" bash scripts/recorder-bundles.sh
 # Needs libcurbi, the Python venv and the Node addon built by the steps above.

@@ -5,12 +5,11 @@ package curbi
 // (include/curbi.h): out-parameters are written only on success, the error document only on failure, every
 // document is freed with curbi_bytes_free, (NULL, 0) is the empty input.
 
+// Where the header and libcurbi.a come from is decided in link_repo.go (this repository's target/release, or
+// CGO_CFLAGS/CGO_LDFLAGS for any other folder) or link_pkgconfig.go (-tags curbi_pkgconfig: pkg-config's
+// curbi-static, after `make install`); without cgo, cgo_required.go says what is missing.
+
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
-// The static library by its full path: -lcurbi would find libcurbi.so first and make every Go program
-// depend on a shared library at run time. Run `cargo build --release -p curbi-ffi` before building.
-// -lm -ldl -lpthread are the system libraries the Rust standard library in libcurbi.a needs.
-#cgo LDFLAGS: ${SRCDIR}/../../target/release/libcurbi.a -lm -ldl -lpthread
 #include <stdlib.h>
 #include "curbi.h"
 */

@@ -13,5 +13,6 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install -q "maturin>=1.9.4,<2" "pytest>=8,<10" "mypy>=1.10,<2" "langchain-core>=0.3,<2"
 (cd "$here" && "$venv/bin/maturin" build --release --locked --quiet --out "$wheels") >&2
 "$venv/bin/pip" install -q --no-deps "$wheels"/curbi-*.whl
-"$venv/bin/pip" install -q "$here/langchain"
+# [agents]: langchain 1.x, for CurbiMiddleware and its create_agent tests.
+"$venv/bin/pip" install -q "$here/langchain[agents]"
 echo "$venv/bin/python"

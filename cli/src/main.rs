@@ -1,6 +1,7 @@
 //! The `curbi` command. Arguments are parsed by hand: a few subcommands do not justify a parser dependency.
 #![forbid(unsafe_code)]
 
+mod check_cmd;
 mod proof_cmd;
 mod purchase_cmd;
 mod recorder_cmd;
@@ -8,80 +9,245 @@ mod regression_cmd;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
-use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use curbi::{CheckerVersion, Error, ErrorCode};
+use curbi::CheckerVersion;
 
-const USAGE: &str = "\
-curbi: check what an AI agent tells a customer against explicit rules.
-
-Usage:
-  curbi check [--pretty] FILE   Check a Check API request body (FILE, or - for stdin) and print the response JSON
+// Each command's help is its usage lines and its exit statuses; `curbi help` is all of them, `curbi CMD --help` its
+// own. Macros, so that both are put together at compile time from one text.
+macro_rules! check_usage {
+    () => {
+        "  curbi check [--pretty] FILE   Check a Check API request body (FILE, or - for stdin) and print the response JSON
   curbi check --explain FILE    The same check, printed for people: one line per finding
   curbi check --keys KEYS [--allow-test] [--now RFC3339] FILE
                                 Also verify the record's signed receipts against the receipt keys you trust
                                 (a JWKS file; test keys only with --allow-test; a fixed clock with --now;
-                                docs/CHECKER.md §Receipts)
-  curbi serve [--addr ADDR]     Serve the Check API (POST /v1/check) and MCP (POST /mcp, GET /ai.json) over HTTP
-                                (default 127.0.0.1:8787, loopback only; keys and limits: docs/MCP.md)
-  curbi lint [--pretty] [--strict] POLICY
-                                Lint a policy document: {valid, errors, warnings} (docs/LINT.md)
-  curbi export REQUEST --out DIR [--title T] [--checker VERSION] [--force]
-                                Run a check request and write it as a CI regression: regression.json,
-                                regression.test.mjs (node --test) and test_regression.py (docs/REGRESSION.md);
-                                existing files are kept (exit 2) unless --force replaces them; never through a
-                                symlink
-  curbi replay [--json] REGRESSION
-                                Replay regression.json with its pinned checker and diff every case
-  curbi purchase MANDATE CHECKOUT [--ledger FILE] [--merchant FILE] [--payment FILE] [--recurring FILE]
-                 [--checkout-mandate FILE] [--merchant-keys FILE] [--protocol acp|ucp] [--now RFC3339] [--pretty]
-                                Purchase check: ALLOW, DENY or STEP_UP for a checkout against the user's
-                                mandate and the ledger of what was spent (docs/PURCHASE.md)
-  curbi checkout-digest CHECKOUT
-                                The checkout_digest a mandate pins for this checkout (FILE, or - for stdin):
-                                SHA-256 over its RFC 8785 form without ap2, unpadded base64url
-  curbi action GRANT ACTION [--now RFC3339] [--pretty]
-                                Action check: ALLOW, DENY or STEP_UP for one action against a grant
-  curbi verify BUNDLE --keys KEYS [--allow-test] [--mode archival|fresh] [--now RFC3339] [--known FILE]...
-               [--trust-bundle-keys] [--witness VKEY]... [--witnesses-required K] [--pretty]
-                                Verify a curbi.proof/0.1 bundle offline against the keys you trust and print
-                                the result {ok, reason, items, head, evidence} (docs/PROOF.md)
-  curbi recorder SUBCOMMAND --db DB ...
-                                The durable recorder: init, grant, attest, confirm, reconcile, held, checkpoint,
-                                bundle, receipt, keys, status (curbi recorder help; docs/RECORDER.md)
-  curbi vectors [--out DIR] [--check-file FILE] [--check]
-                                Write the Proof of Action vectors (default vectors/proof) and the receipt
-                                check vectors (DIR/../check/99-receipts.json when that folder exists, or
-                                FILE), or check both
-                                against the generator byte for byte
-  curbi help | --help           Show this help
-  curbi --version               Show the version and the current checker version
-
-check exit status:
+                                docs/CHECKER.md \u{a7}Receipts)
+  curbi check --policy POLICY --jsonl IN [--record FILE] [--checker VERSION]
+                                Check every line of IN (JSON Lines, or - for stdin), each a case {id?, reply,
+                                record?}, against one policy, on every core: one result per line, in order
+"
+    };
+}
+macro_rules! check_status {
+    () => {
+        "check exit status:
   0  every reply passed (no configured rule fired; a pass grants no authority)
   1  at least one finding
   2  invalid input: the error document {\"error\":{\"code\",\"message\",\"path\"}} is printed on stdout
-     (or, for an unreadable file or bad arguments, a message on stderr)
+     (or, for an unreadable file or bad arguments, a message on stderr); with --jsonl, a line that is not a
+     valid case is its own error line {\"index\",\"error\"} and the others are still checked
   3  internal error (a bug: please report it with the input)
   4  the output could not be written (stdout closed: a broken pipe; or a full disk), for every command
 Every command reads at most 256 MiB from one FILE or stdin (CURBI_MAX_INPUT_BYTES sets the limit); a larger
 input is refused with exit 2.
-
-lint exit status: 0 valid (warnings allowed; with --strict, none), 1 invalid, 2 unreadable.
-export exit status: 0 written, 2 invalid request or unwritable DIR.
-replay exit status: 0 every expectation holds, 1 some case differs (a per-case diff is printed), 2 unreadable.
-purchase and action exit status: 0 ALLOW, 1 DENY or STEP_UP (the decision document says why; it grants no
+--jsonl: each output line is {\"index\",\"id\"?,\"pass\",\"findings\"} (index: the line's 0-based position in IN;
+  blank lines are skipped but counted); a summary goes to stderr, and a progress line too when stderr is a
+  terminal. The request format is docs/CHECK_API.md.
+"
+    };
+}
+macro_rules! serve_usage {
+    () => {
+        "  curbi serve [--addr ADDR]     Serve the Check API (POST /v1/check) and MCP (POST /mcp, GET /ai.json) over HTTP
+                                (default 127.0.0.1:8787, loopback only; keys and limits: docs/MCP.md)
+"
+    };
+}
+macro_rules! mcp_usage {
+    () => {
+        "  curbi mcp --stdio             Serve MCP over stdin/stdout (newline-delimited JSON-RPC) for clients that start a
+                                command: the same tools and protocol versions as POST /mcp; keyed tools need
+                                CURBI_MCP_KEY (docs/MCP.md)
+"
+    };
+}
+macro_rules! lint_usage {
+    () => {
+        "  curbi lint [--pretty] [--strict] POLICY
+                                Lint a policy document: {valid, errors, warnings} (docs/LINT.md)
+"
+    };
+}
+macro_rules! lint_status {
+    () => {
+        "lint exit status: 0 valid (warnings allowed; with --strict, none), 1 invalid, 2 unreadable.\n"
+    };
+}
+macro_rules! export_usage {
+    () => {
+        "  curbi export REQUEST --out DIR [--title T] [--checker VERSION] [--force]
+                                Run a check request and write it as a CI regression: regression.json,
+                                regression.test.mjs (node --test) and test_regression.py (docs/REGRESSION.md);
+                                existing files are kept (exit 2) unless --force replaces them; never through a
+                                symlink
+"
+    };
+}
+macro_rules! export_status {
+    () => {
+        "export exit status: 0 written, 2 invalid request or unwritable DIR.\n"
+    };
+}
+macro_rules! replay_usage {
+    () => {
+        "  curbi replay [--json] REGRESSION
+                                Replay regression.json with its pinned checker and diff every case
+"
+    };
+}
+macro_rules! replay_status {
+    () => {
+        "replay exit status: 0 every expectation holds, 1 some case differs (a per-case diff is printed), 2 unreadable.\n"
+    };
+}
+macro_rules! purchase_usage {
+    () => {
+        "  curbi purchase MANDATE CHECKOUT [--ledger FILE] [--merchant FILE] [--payment FILE] [--recurring FILE]
+                 [--checkout-mandate FILE] [--merchant-keys FILE] [--protocol acp|ucp] [--now RFC3339] [--pretty]
+                                Purchase check: ALLOW, DENY or STEP_UP for a checkout against the user's
+                                mandate and the ledger of what was spent (docs/PURCHASE.md)
+"
+    };
+}
+macro_rules! digest_usage {
+    () => {
+        "  curbi checkout-digest CHECKOUT
+                                The checkout_digest a mandate pins for this checkout (FILE, or - for stdin):
+                                SHA-256 over its RFC 8785 form without ap2, unpadded base64url
+"
+    };
+}
+macro_rules! action_usage {
+    () => {
+        "  curbi action GRANT ACTION [--now RFC3339] [--pretty]
+                                Action check: ALLOW, DENY or STEP_UP for one action against a grant
+"
+    };
+}
+macro_rules! purchase_status {
+    () => {
+        "purchase and action exit status: 0 ALLOW, 1 DENY or STEP_UP (the decision document says why; it grants no
   authority by itself), 2 a file that is not JSON, a bad --now (the error document) or an unreadable file.
   --now defaults to the system clock.
-verify exit status: 0 verifies, 1 rejected (any other reason, a malformed bundle included), 2 unreadable input
+"
+    };
+}
+macro_rules! verify_usage {
+    () => {
+        "  curbi verify BUNDLE --keys KEYS [--allow-test] [--mode archival|fresh] [--now RFC3339] [--known FILE]...
+               [--trust-bundle-keys] [--witness VKEY]... [--witnesses-required K] [--pretty]
+                                Verify a curbi.proof/0.1 bundle offline against the keys you trust and print
+                                the result {ok, reason, items, head, evidence} (docs/PROOF.md)
+"
+    };
+}
+macro_rules! verify_status {
+    () => {
+        "verify exit status: 0 verifies, 1 rejected (any other reason, a malformed bundle included), 2 unreadable input
   (a file that cannot be read or is not JSON, a bad key set, option or --known head). In fresh mode --now
   defaults to the system clock. A verified bundle shows what a trusted key signed and logged, not that the
   provider action happened, and grants no authority.
-vectors exit status: 0 written or identical, 1 some file differs (--check), 2 DIR cannot be written.
+"
+    };
+}
+macro_rules! recorder_usage {
+    () => {
+        "  curbi recorder SUBCOMMAND --db DB ...
+                                The durable recorder: init, grant, attest, confirm, reconcile, held, checkpoint,
+                                bundle, receipt, keys, status (curbi recorder help; docs/RECORDER.md)
+"
+    };
+}
+macro_rules! vectors_usage {
+    () => {
+        "  curbi vectors [--out DIR] [--check-file FILE] [--check]
+                                Write the Proof of Action vectors (default vectors/proof) and the receipt
+                                check vectors (DIR/../check/99-receipts.json when that folder exists, or
+                                FILE), or check both against the generator byte for byte
+"
+    };
+}
+macro_rules! vectors_status {
+    () => {
+        "vectors exit status: 0 written or identical, 1 some file differs (--check), 2 DIR cannot be written.\n"
+    };
+}
+macro_rules! files_note {
+    () => {
+        "
+Files named *.yaml or *.yml are read as YAML wherever a JSON document is read (policies, requests, mandates...);
+the JSON they stand for is read as strictly as JSON (docs/YAML.md). stdin (-) is always JSON.
+"
+    };
+}
 
-The request format is docs/CHECK_API.md.";
+const USAGE: &str = concat!(
+    "curbi: check what an AI agent tells a customer against explicit rules.\n\nUsage:\n",
+    check_usage!(),
+    serve_usage!(),
+    mcp_usage!(),
+    lint_usage!(),
+    export_usage!(),
+    replay_usage!(),
+    purchase_usage!(),
+    digest_usage!(),
+    action_usage!(),
+    verify_usage!(),
+    recorder_usage!(),
+    vectors_usage!(),
+    "  curbi help | --help           Show this help (curbi COMMAND --help: that command's)
+  curbi --version               Show the version and the current checker version
+
+",
+    check_status!(),
+    "\n",
+    lint_status!(),
+    export_status!(),
+    replay_status!(),
+    purchase_status!(),
+    verify_status!(),
+    vectors_status!(),
+    files_note!(),
+);
+
+/// `curbi COMMAND --help`: that command's usage and exit statuses (recorder has its own, longer help).
+fn command_help(command: &str) -> Option<&'static str> {
+    Some(match command {
+        "check" => concat!("Usage:\n", check_usage!(), "\n", check_status!(), files_note!()),
+        "serve" => concat!("Usage:\n", serve_usage!()),
+        "mcp" => concat!("Usage:\n", mcp_usage!()),
+        "lint" => concat!("Usage:\n", lint_usage!(), "\n", lint_status!(), files_note!()),
+        "export" => concat!("Usage:\n", export_usage!(), "\n", export_status!(), files_note!()),
+        "replay" => concat!("Usage:\n", replay_usage!(), "\n", replay_status!(), files_note!()),
+        "purchase" => concat!("Usage:\n", purchase_usage!(), "\n", purchase_status!(), files_note!()),
+        "action" => concat!("Usage:\n", action_usage!(), "\n", purchase_status!(), files_note!()),
+        "checkout-digest" => concat!("Usage:\n", digest_usage!(), files_note!()),
+        "verify" => concat!("Usage:\n", verify_usage!(), "\n", verify_status!(), files_note!()),
+        "vectors" => concat!("Usage:\n", vectors_usage!(), "\n", vectors_status!()),
+        "recorder" => recorder_cmd::USAGE,
+        _ => return None,
+    })
+}
+
+/// Every command's name, for "did you mean".
+const COMMANDS: &[&str] = &[
+    "check",
+    "serve",
+    "mcp",
+    "lint",
+    "export",
+    "replay",
+    "purchase",
+    "action",
+    "checkout-digest",
+    "verify",
+    "recorder",
+    "vectors",
+    "help",
+    "version",
+];
 
 /// Exit status for bad input, bad arguments and unreadable files.
 const EXIT_INVALID: u8 = 2;
@@ -114,33 +280,52 @@ fn main() -> ExitCode {
         return usage_error("missing command");
     };
     let rest: Vec<OsString> = args.collect();
-    match command.to_str() {
-        Some("check") => check_command(&rest),
-        Some("serve") => serve_command(&rest),
-        Some("lint") => regression_cmd::lint_command(&rest),
-        Some("export") => regression_cmd::export_command(&rest),
-        Some("replay") => regression_cmd::replay_command(&rest),
-        Some("purchase") => purchase_cmd::purchase_command(&rest),
-        Some("action") => purchase_cmd::action_command(&rest),
-        Some("checkout-digest") => purchase_cmd::checkout_digest_command(&rest),
-        Some("verify") => proof_cmd::verify_command(&rest),
-        Some("vectors") => proof_cmd::vectors_command(&rest),
-        Some("recorder") => recorder_cmd::recorder_command(&rest),
-        Some("help" | "--help" | "-h") => print_out(USAGE),
-        Some("--version" | "-V" | "version") => {
+    let name = command.to_str().unwrap_or("");
+    // `curbi CMD --help` (before any `--`): that command's help. The recorder reads its own subcommands' help.
+    if name != "recorder" && rest.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h") {
+        if let Some(help) = command_help(name) {
+            return print_out(help.trim_end());
+        }
+    }
+    match name {
+        "check" => check_cmd::check_command(&rest),
+        "serve" => serve_command(&rest),
+        "mcp" => mcp_command(&rest),
+        "lint" => regression_cmd::lint_command(&rest),
+        "export" => regression_cmd::export_command(&rest),
+        "replay" => regression_cmd::replay_command(&rest),
+        "purchase" => purchase_cmd::purchase_command(&rest),
+        "action" => purchase_cmd::action_command(&rest),
+        "checkout-digest" => purchase_cmd::checkout_digest_command(&rest),
+        "verify" => proof_cmd::verify_command(&rest),
+        "vectors" => proof_cmd::vectors_command(&rest),
+        "recorder" => recorder_cmd::recorder_command(&rest),
+        "help" | "--help" | "-h" => match rest.first().and_then(|c| c.to_str()).and_then(command_help) {
+            Some(help) => print_out(help.trim_end()),
+            None => print_out(USAGE.trim_end()),
+        },
+        "--version" | "-V" | "version" => {
             print_out(&format!("curbi {} (checker {})", env!("CARGO_PKG_VERSION"), CheckerVersion::CURRENT.as_str()))
         }
-        _ => usage_error(&format!("unknown command {}", command.to_string_lossy())),
+        _ => {
+            let shown = command.to_string_lossy();
+            match curbi::suggest::closest(&shown, COMMANDS) {
+                Some(s) => usage_error(&format!("unknown command {shown}: did you mean '{s}'?")),
+                None => usage_error(&format!("unknown command {shown}")),
+            }
+        }
     }
 }
 
 fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("curbi: {msg}\n\n{USAGE}");
+    eprintln!("curbi: {msg}\n\n{}", USAGE.trim_end());
     ExitCode::from(EXIT_INVALID)
 }
 
 /// Reads FILE, or stdin for `-`, up to the input cap ([`max_input`]). An unreadable file or one over the cap is a
-/// message on stderr and exit 2; nothing past the cap is read.
+/// message on stderr and exit 2; nothing past the cap is read. A file named `*.yaml` or `*.yml` is read as YAML and
+/// handed on as the JSON text it stands for (core's `yaml` module), so every command reads it with the same strict
+/// reader; YAML that JSON cannot hold is the error document on stdout and exit 2.
 fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
     let cap = max_input();
     let read = |r: &mut dyn Read| -> io::Result<Vec<u8>> {
@@ -157,10 +342,23 @@ fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
     } else {
         std::fs::File::open(PathBuf::from(file)).and_then(|mut f| read(&mut f))
     };
-    body.map_err(|e| {
+    let body = body.map_err(|e| {
         eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
         ExitCode::from(EXIT_INVALID)
-    })
+    })?;
+    if file == "-" || !is_yaml(file) {
+        return Ok(body);
+    }
+    match curbi::json::utf8(&body).and_then(curbi::yaml::to_json) {
+        Ok(json) => Ok(json.into_bytes()),
+        Err(e) => Err(print_status(&e.to_json().to_string(), EXIT_INVALID)),
+    }
+}
+
+/// Whether a path names a YAML file, by its extension.
+fn is_yaml(file: &OsString) -> bool {
+    let ext = std::path::Path::new(file).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    matches!(ext.as_deref(), Some("yaml" | "yml"))
 }
 
 fn print_out(text: &str) -> ExitCode {
@@ -182,150 +380,36 @@ fn write_out(text: &str) -> io::Result<()> {
     out.flush()
 }
 
-fn check_command(args: &[OsString]) -> ExitCode {
-    let mut pretty = false;
-    let mut explain = false;
-    let mut file: Option<&OsString> = None;
-    let mut flags_done = false;
-    let (mut keys, mut allow_test, mut now): (Option<&OsString>, bool, Option<String>) = (None, false, None);
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.to_str() {
-            Some("--pretty") if !flags_done => pretty = true,
-            Some("--explain") if !flags_done => explain = true,
-            Some("--allow-test") if !flags_done => allow_test = true,
-            Some("--keys") if !flags_done => match it.next() {
-                Some(k) => keys = Some(k),
-                None => return usage_error("check: --keys needs a KEYS file (a JWKS)"),
-            },
-            Some("--now") if !flags_done => match it.next().and_then(|n| n.to_str()) {
-                Some(n) => now = Some(n.to_owned()),
-                None => return usage_error("check: --now needs an RFC 3339 date-time"),
-            },
-            Some("--help" | "-h") if !flags_done => return print_out(USAGE),
-            Some("--") if !flags_done => flags_done = true,
-            // "-" is stdin, not a flag.
-            Some(s) if !flags_done && s.starts_with('-') && s != "-" => {
-                return usage_error(&format!("check: unknown option {s}"));
-            }
-            _ if file.is_some() => return usage_error("check takes exactly one FILE"),
-            _ => file = Some(arg),
-        }
+/// `curbi mcp --stdio`: the MCP dispatcher of the server crate on stdin and stdout, configured from the same
+/// environment as `curbi serve` (keys, limits, recorder), the caller's key from `CURBI_MCP_KEY`.
+fn mcp_command(args: &[OsString]) -> ExitCode {
+    match args {
+        [a] if a == "--stdio" => {}
+        [] => return usage_error("mcp needs --stdio (for MCP over HTTP, run curbi serve)"),
+        _ => return usage_error("mcp takes only --stdio"),
     }
-    let Some(file) = file else {
-        return usage_error("check needs a FILE (or - for stdin)");
-    };
-
-    if keys.is_none() && (allow_test || now.is_some()) {
-        return usage_error("check: --allow-test and --now configure receipt keys; give them with --keys KEYS");
-    }
-    let verifier = match keys.map(|k| receipt_verifier(k, allow_test, now.as_deref())).transpose() {
-        Ok(v) => v,
-        Err(status) => return status,
-    };
-    let body = match read_file(file) {
-        Ok(b) => b,
-        Err(status) => return status,
-    };
-
-    // A checker panic is a bug; report it as the `internal` error document instead of a bare crash.
-    let run = || curbi::api::check_json_with(&body, verifier.as_ref());
-    let (out, status) = match panic::catch_unwind(AssertUnwindSafe(run)) {
-        Ok(Ok(res)) => {
-            let text = if explain {
-                explain_text(&res)
-            } else if pretty {
-                serde_json::to_string_pretty(&res).unwrap_or_else(|_| res.to_json_string())
-            } else {
-                res.to_json_string()
-            };
-            (text, if res.pass() { 0 } else { 1 })
-        }
-        Ok(Err(e)) => (error_text(&e, pretty), EXIT_INVALID),
-        Err(_) => {
-            let e = Error::new(
-                ErrorCode::Internal,
-                "",
-                "the checker failed on this request; this is a bug, please report it with the input",
-            );
-            (error_text(&e, pretty), EXIT_INTERNAL)
-        }
-    };
-    print_status(&out, status)
-}
-
-/// The receipt keys of `curbi check --keys`: the JWKS file, whether test keys count, and the clock.
-fn receipt_verifier(
-    keys: &OsString,
-    allow_test: bool,
-    now: Option<&str>,
-) -> Result<std::sync::Arc<curbi::api::ReceiptVerifier>, ExitCode> {
-    let bytes = read_file(keys)?;
-    let name = keys.to_string_lossy();
-    let jwks: serde_json::Value = match serde_json::from_slice(&bytes) {
-        Ok(v) => v,
+    let config = match curbi_mcp::Config::from_env() {
+        Ok(c) => c,
         Err(e) => {
-            eprintln!("curbi: {name}: not a JWKS document: {e}");
-            return Err(ExitCode::from(EXIT_INVALID));
+            eprintln!("curbi: {e}");
+            return ExitCode::from(EXIT_INVALID);
         }
     };
-    let mut config = serde_json::json!({ "keys": jwks, "allowTest": allow_test });
-    if let Some(n) = now {
-        config["now"] = serde_json::Value::String(n.to_owned());
-    }
-    let text = config.to_string();
-    match curbi::api::ReceiptVerifier::from_json(text.as_bytes()) {
-        Ok(v) => Ok(std::sync::Arc::new(v)),
+    let key = std::env::var("CURBI_MCP_KEY").ok().filter(|k| !k.trim().is_empty());
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
         Err(e) => {
-            // Paths inside the key file are under /keys; the clock's is --now.
-            let at = if e.path == "/now" {
-                "--now".to_owned()
-            } else {
-                format!("{name} at {}", &e.path["/keys".len().min(e.path.len())..])
-            };
-            eprintln!("curbi: receipt keys: {at}: {} ({})", e.message, e.code.as_str());
-            Err(ExitCode::from(EXIT_INVALID))
-        }
-    }
-}
-
-/// The response for people: a verdict line, then one line per finding with its rule, span, text and why.
-fn explain_text(res: &curbi::api::Response) -> String {
-    use curbi::api::{Response, WireFinding};
-    let mut out = String::new();
-    let mut list = |label: &str, pass: bool, findings: &[WireFinding]| {
-        let verdict =
-            if pass { "pass (no configured rule fired)".to_owned() } else { format!("{} finding(s)", findings.len()) };
-        out.push_str(&format!("{label}{verdict}\n"));
-        for f in findings {
-            out.push_str(&format!(
-                "  {:<20} [{}, {})  {:<12} {}\n",
-                f.rule,
-                f.span[0],
-                f.span[1],
-                format!("{:?}", f.text),
-                f.why
-            ));
+            eprintln!("curbi: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
         }
     };
-    match res {
-        Response::One(r) => list("", r.pass, &r.findings),
-        Response::Batch(b) => {
-            for c in &b.results {
-                let label = match &c.id {
-                    Some(id) => format!("case {} ({id}): ", c.index),
-                    None => format!("case {}: ", c.index),
-                };
-                list(&label, c.pass, &c.findings);
-            }
+    match runtime.block_on(curbi_mcp::stdio::run(config, key)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("curbi: mcp --stdio: {e}");
+            ExitCode::FAILURE
         }
     }
-    out.trim_end().to_owned()
-}
-
-fn error_text(e: &Error, pretty: bool) -> String {
-    let doc = e.to_json();
-    if pretty { serde_json::to_string_pretty(&doc).unwrap_or_else(|_| doc.to_string()) } else { doc.to_string() }
 }
 
 /// Parses `--addr` and runs the server crate (`curbi-mcp`), which holds every route.

@@ -101,6 +101,14 @@ impl Cases {
     }
 }
 
+impl CompiledCase {
+    /// Reads and compiles one case `{id?, reply, record?}` on its own (a line of `curbi check --jsonl`); error
+    /// paths are relative to the case (`/reply`, `/record/facts/0/value`).
+    pub fn from_value(value: &Value) -> Result<CompiledCase> {
+        CompiledCase::compile(policy::parse_case(value, "")?, "")
+    }
+}
+
 /// Reads a document that sits at `base` in a request, so that the reader's errors carry the same paths as the
 /// schema's (`/record/facts/0/value`, not `/facts/0/value`).
 fn read_at(bytes: &[u8], base: &str) -> Result<Value> {

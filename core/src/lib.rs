@@ -17,8 +17,11 @@ pub mod policy;
 pub mod proof;
 pub mod purchase;
 pub mod regression;
+pub mod suggest;
 pub mod time;
 pub mod wire;
+#[cfg(feature = "yaml")]
+pub mod yaml;
 
 pub use check::{CompiledPolicy, CompiledRecord, Finding};
 pub use error::{Error, ErrorCode, Result};

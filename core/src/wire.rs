@@ -251,11 +251,7 @@ pub type BatchFindings = (Vec<Vec<Finding>>, &'static str);
 /// Each case's findings (byte offsets) in order, and the `recordTrust` of the batch: what [`check_cases`]
 /// serializes. A case's own `record` replaces the options'. Receipts are used up across the whole batch: one
 /// receipt backs at most one claim in a request.
-pub fn find_cases(
-    policy: &CompiledPolicy,
-    cases: &[CompiledCase],
-    options: &CheckOptions,
-) -> Result<BatchFindings> {
+pub fn find_cases(policy: &CompiledPolicy, cases: &[CompiledCase], options: &CheckOptions) -> Result<BatchFindings> {
     Ok(find_cases_within(policy, cases, options, usize::MAX)?.unwrap_or_default())
 }
 

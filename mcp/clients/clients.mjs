@@ -1,11 +1,17 @@
-// The official TypeScript clients against `curbi serve` (issue 9): each connects, lists the tools and calls every
-// public tool. Usage: node clients.mjs URL. Run by scripts/mcp-clients.sh, which installs the pinned packages.
+// The official TypeScript clients against `curbi serve` (issue 9) or `curbi mcp --stdio` (issue 21): each connects,
+// lists the tools and calls every public tool. Usage: node clients.mjs URL, or node clients.mjs --stdio CURBI (the
+// client starts the command itself). Run by scripts/mcp-clients.sh, which installs the pinned packages.
 import assert from "node:assert/strict";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 
-const url = new URL(process.argv[2]);
+const stdio = process.argv[2] === "--stdio";
+const command = { command: process.argv[3], args: ["mcp", "--stdio"] };
+const url = stdio ? null : new URL(process.argv[2]);
+const over = stdio ? "stdio" : "HTTP";
 const PUBLIC = ["policy_check", "validate_policy", "search", "export_regression", "verify_bundle", "fetch"];
 const STARTER = { policy: { prices: [{ item: "Starter", amount: 49 }] }, reply: "Starter is $99 a month." };
 const CALLS = {
@@ -37,14 +43,14 @@ async function exercise(label, client, expectedVersion) {
 }
 
 const v1 = new ClientV1({ name: "curbi-clients-test", version: "1" });
-await v1.connect(new TransportV1(url));
-await exercise("@modelcontextprotocol/sdk (legacy handshake)", v1);
+await v1.connect(stdio ? new StdioV1(command) : new TransportV1(url));
+await exercise(`@modelcontextprotocol/sdk over ${over} (legacy handshake)`, v1);
 assert.equal(v1.getServerVersion().name, "curbi-public");
 
 // Legacy negotiates 2025-11-25 (its newest legacy version, echoed) through initialize; auto and the pin reach 2026-07-28, this server's newest.
 for (const [mode, version] of [["legacy", "2025-11-25"], ["auto", "2026-07-28"], [{ pin: "2026-07-28" }, "2026-07-28"]]) {
   const client = new ClientV2({ name: "curbi-clients-test", version: "1" }, { versionNegotiation: { mode } });
-  await client.connect(new TransportV2(url));
-  const label = `@modelcontextprotocol/client (${typeof mode === "string" ? mode : "pinned " + mode.pin})`;
+  await client.connect(stdio ? new StdioV2(command) : new TransportV2(url));
+  const label = `@modelcontextprotocol/client over ${over} (${typeof mode === "string" ? mode : "pinned " + mode.pin})`;
   await exercise(`${label}, ${client.getNegotiatedProtocolVersion()}`, client, version);
 }

@@ -26,14 +26,21 @@ use crate::{check_api, discovery, transport};
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
 
 /// Every route of `curbi serve`: `POST /v1/check` (docs/CHECK_API.md), `POST /mcp`, `GET /ai.json` and
-/// `GET /agent-start.json` (docs/MCP.md), and the JSON 404 for every other path.
+/// `GET /agent-start.json` (docs/MCP.md), `GET /health`, and the JSON 404 for every other path.
 pub fn router(config: Config) -> Router {
     check_api_routes()
         .route("/mcp", any(transport::endpoint))
         .route("/ai.json", get(discovery::ai_json))
         .route("/agent-start.json", get(discovery::agent_start))
+        .route("/health", get(health))
         .fallback(check_api::not_found)
         .with_state(Arc::new(Server::new(config)))
+}
+
+/// `GET /health`: `{"status":"ok","version":…}` for load balancers and container probes; no state, no key.
+async fn health() -> axum::response::Response {
+    let body = serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}).to_string();
+    crate::http::json_response(axum::http::StatusCode::OK, body, Vec::new())
 }
 
 /// The Check API alone (`POST /v1/check` and the JSON 404), for a host that does not want the MCP endpoint.

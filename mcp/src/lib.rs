@@ -8,7 +8,8 @@
 //!   session): [`transport`] (the HTTP rules of `POST /mcp`), [`protocol`] (the JSON-RPC layer, written for this
 //!   server), [`rpc`] (its error answers), [`tools`] (calling the core crate), [`auth`] (keys, scopes, rate limits),
 //!   [`catalog`] and [`receipts`] (the data behind `search`/`fetch` and `fetch_signed_receipt`), and [`discovery`]
-//!   (`/ai.json`, `/agent-start.json`).
+//!   (`/ai.json`, `/agent-start.json`). [`stdio`]: the same dispatcher over stdin and stdout (`curbi mcp --stdio`).
+//!   `GET /health` answers `{"status":"ok"}` for probes.
 //!   - **2025-06-18 and earlier** (legacy): `initialize`, `notifications/initialized`, `ping`, `tools/list`,
 //!     `tools/call`. A request without `MCP-Protocol-Version` is taken as 2025-03-26.
 //!   - **2026-07-28** (modern, stateless): `server/discover`, `tools/list`, `tools/call`, each carrying
@@ -32,6 +33,7 @@ pub mod http;
 pub mod protocol;
 pub mod receipts;
 pub mod rpc;
+pub mod stdio;
 pub mod tools;
 pub mod transport;
 pub mod work;

@@ -85,7 +85,7 @@ fn authenticate(server: &Server, client: &str, headers: &HeaderMap) -> Result<Ca
 /// Reads a JSON-RPC message with core's strict reader. A repeated member inside `params.arguments` is the tool's
 /// own input error (a tool result with `isError`, its path relative to the arguments, as a tool error for any
 /// other bad argument); anywhere else in the message it is a parse error (-32700), like bad syntax.
-fn read_message(body: &[u8]) -> Result<(Value, Option<curbi::Error>), RpcError> {
+pub(crate) fn read_message(body: &[u8]) -> Result<(Value, Option<curbi::Error>), RpcError> {
     let parse_error =
         |m: String| RpcError::new(StatusCode::BAD_REQUEST, code::PARSE_ERROR, format!("Parse error: {m}"));
     let e = match curbi::json::read(body) {
@@ -116,7 +116,10 @@ pub fn check_host_and_origin(headers: &HeaderMap, allowed_hosts: Option<&[String
     if let Some(allowed) = allowed_hosts {
         let name = host_name(&host).unwrap_or_default();
         if !allowed.iter().any(|a| a == name) {
-            return Err(forbidden("the Host header names a host this server does not answer for"));
+            return Err(forbidden(&format!(
+                "the Host header names a host this server does not answer for ({name:?}); allow it with \
+                 CURBI_MCP_ALLOWED_HOSTS (comma-separated host names, or * for any; docs/MCP.md)"
+            )));
         }
     }
     let Some(origin) = headers.get(ORIGIN) else { return Ok(()) };

@@ -4,8 +4,8 @@
 mod schema;
 
 pub use schema::{
-    parse_cases, parse_policy, parse_record, parse_request, parse_request_value, parse_verify, parse_version,
-    validate_policy_value,
+    parse_case, parse_cases, parse_policy, parse_record, parse_request, parse_request_value, parse_verify,
+    parse_version, validate_policy_value,
 };
 
 use crate::decimal::Dec;

@@ -32,6 +32,12 @@ pub fn parse_cases(value: &Value, path: &str) -> Result<Vec<Case>> {
     first(|r| r.cases(value, path))
 }
 
+/// Reads one case `{id?, reply, record?}` found at `path` (`""` for a case on its own, as `curbi check --jsonl`
+/// reads each line), with the limits of a request's case.
+pub fn parse_case(value: &Value, path: &str) -> Result<Case> {
+    first(|r| r.case(value, path))
+}
+
 /// Reads a `record` found at `path` (`/record` in a request).
 pub fn parse_record(value: &Value, path: &str) -> Result<Record> {
     first(|r| r.record(value, path))
@@ -83,11 +89,7 @@ impl Reader {
         };
         for k in m.keys() {
             if !allowed.contains(&k.as_str()) {
-                self.err(
-                    ErrorCode::UnknownField,
-                    member(path, k),
-                    format!("unknown member '{k}' (allowed: {})", allowed.join(", ")),
-                );
+                self.err(ErrorCode::UnknownField, member(path, k), crate::suggest::unknown_member_message(k, allowed));
             }
         }
         Some(m)
@@ -507,18 +509,20 @@ impl Reader {
         let before = self.errors.len();
         let mut out = Vec::with_capacity(list.len());
         for (i, x) in list.iter().enumerate() {
-            let cp = element(path, i);
-            let Some(m) = self.object(x, &cp, &["id", "reply", "record"]) else {
-                continue;
-            };
-            let id = m.get("id").and_then(|s| self.string(s, &member(&cp, "id"), 0, Some(60)));
-            let reply =
-                self.required(m, &cp, "reply").and_then(|r| self.string(r, &member(&cp, "reply"), 0, Some(MAX_REPLY)));
-            let record = m.get("record").and_then(|r| self.record(r, &member(&cp, "record")));
-            if let Some(reply) = reply {
-                out.push(Case { id, reply, record });
+            if let Some(case) = self.case(x, &element(path, i)) {
+                out.push(case);
             }
         }
         (self.errors.len() == before).then_some(out)
+    }
+
+    /// One case `{id?, reply, record?}` at `cp`.
+    fn case(&mut self, x: &Value, cp: &str) -> Option<Case> {
+        let m = self.object(x, cp, &["id", "reply", "record"])?;
+        let id = m.get("id").and_then(|s| self.string(s, &member(cp, "id"), 0, Some(60)));
+        let reply =
+            self.required(m, cp, "reply").and_then(|r| self.string(r, &member(cp, "reply"), 0, Some(MAX_REPLY)));
+        let record = m.get("record").and_then(|r| self.record(r, &member(cp, "record")));
+        reply.map(|reply| Case { id, reply, record })
     }
 }

@@ -325,7 +325,7 @@ fn unknown_members(m: &Map<String, Value>, base: &str, allowed: &[&str]) -> Resu
         Some(k) => Err(Error::new(
             ErrorCode::UnknownField,
             member(base, k),
-            format!("unknown member '{k}' (allowed: {})", allowed.join(", ")),
+            crate::suggest::unknown_member_message(k, allowed),
         )),
         None => Ok(()),
     }

@@ -1,4 +1,10 @@
-"""A LangChain guard: checks an agent's reply with Curbi and raises `CurbiViolation` when a rule fires."""
+"""A LangChain guard: checks an agent's reply with Curbi and raises `CurbiViolation` when a rule fires.
+
+Two forms: `curbi_guard(policy)`, a Runnable for LCEL chains (`prompt | model | parser | guard`) and for an agent's
+final state (`agent | guard`); and `CurbiMiddleware(policy)` for LangChain 1.x `create_agent(middleware=[...])`,
+which checks each model reply inside the agent and keeps a failing reply out of every stream mode
+(`curbi_langchain.middleware`; needs the `langchain` package, `pip install curbi-langchain[agents]`).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +16,32 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import get_config_list
 
-__all__ = ["CurbiGuard", "CurbiViolation", "curbi_guard"]
+__all__ = ["CurbiGuard", "CurbiMiddleware", "CurbiViolation", "curbi_guard"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: the middleware needs `langchain` (1.x), the Runnable guard only `langchain-core`.
+    if name == "CurbiMiddleware":
+        from .middleware import CurbiMiddleware
+
+        return CurbiMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # The reply broke the policy: `.findings` lists what fired, `.check` is the whole result. A `curbi.CurbiError`.
 CurbiViolation = curbi.CurbiViolation
+
+
+# What a guard is given: a policy (a dict, JSON str or compiled `curbi.Policy`) and an optional record.
+PolicyArg = Union[curbi.Policy, Mapping[str, Any], str]
+RecordArg = Optional[Union[curbi.Record, Mapping[str, Any], str]]
+
+
+def _compiled(policy: PolicyArg, record: RecordArg) -> "tuple[curbi.Policy, Optional[curbi.Record]]":
+    """The policy compiled and the record read, once: a record re-read per call costs more than the check itself."""
+    compiled = policy if isinstance(policy, curbi.Policy) else curbi.Policy.compile(policy)
+    read = record if record is None or isinstance(record, curbi.Record) else curbi.Record.parse(record)
+    return compiled, read
 
 
 def _text_of(message: BaseMessage) -> str:
@@ -34,6 +61,11 @@ def _text_of(message: BaseMessage) -> str:
 class CurbiGuard(Runnable[Any, Any]):
     """Returns its input when the reply passes the policy; raises `CurbiViolation` when it does not.
 
+    Streaming buffers: `stream`/`astream` (and a guard at the end of a streaming chain) collect the whole input
+    before checking it, so nothing streams through the guard until the reply is complete and has passed; then it is
+    emitted as one chunk. For token streaming inside an agent, use `CurbiMiddleware`, which holds tokens the same way
+    inside the model step.
+
     With a `recorder` and the `conversation` (or `subject`) the agent acts in, each reply is checked against the
     receipts that recorder signed for it (docs/CHECKER.md, Receipts): "I've refunded you $500" fails when the signed
     receipt says $50. The receipt keys are the recorder's own (`recorder.keys()`, read once here) unless
@@ -42,8 +74,8 @@ class CurbiGuard(Runnable[Any, Any]):
 
     def __init__(
         self,
-        policy: Union[curbi.Policy, Mapping[str, Any], str],
-        record: Optional[Union[curbi.Record, Mapping[str, Any], str]] = None,
+        policy: PolicyArg,
+        record: RecordArg = None,
         version: Optional[str] = None,
         *,
         recorder: Optional[curbi.Recorder] = None,
@@ -57,13 +89,11 @@ class CurbiGuard(Runnable[Any, Any]):
         self.verify = verify
         self.recorder = recorder
         self._about: Optional[dict[str, str]] = None
+        self._record_doc: Optional[dict[str, Any]] = None
         if recorder is None:
             if conversation is not None or subject is not None:
                 raise ValueError("conversation and subject name what a recorder's receipts are about: pass recorder")
-            self.policy = policy if isinstance(policy, curbi.Policy) else curbi.Policy.compile(policy)
-            # Read once here, not on every reply: a record re-read per call costs more than the check itself.
-            self.record = record if record is None or isinstance(record, curbi.Record) else curbi.Record.parse(record)
-            self._record_doc: Optional[dict[str, Any]] = None
+            self.policy, self.record = _compiled(policy, record)
             return
         if (conversation is None) == (subject is None):
             raise ValueError("with a recorder, name the conversation or the subject whose receipts back the replies")
@@ -83,14 +113,20 @@ class CurbiGuard(Runnable[Any, Any]):
 
     @staticmethod
     def reply_text(value: Any) -> str:
-        """The text checked for an input: a str itself, a message's text, or a message list's last message."""
+        """The text checked for an input: a str itself, a message's text, a message list's last message, or an
+        agent state's (a mapping with `messages`, what `create_agent(...).invoke` returns) last message."""
         if isinstance(value, str):
             return value
         if isinstance(value, BaseMessage):
             return _text_of(value)
+        if isinstance(value, Mapping) and isinstance(value.get("messages"), Sequence):
+            value = value["messages"]
         if isinstance(value, Sequence) and value and isinstance(value[-1], BaseMessage):
             return _text_of(value[-1])
-        raise TypeError(f"curbi_guard checks a str, a message or a list of messages, not {type(value).__name__}")
+        raise TypeError(
+            "curbi_guard checks a str, a message, a list of messages or an agent state {'messages': [...]}, "
+            f"not {type(value).__name__}"
+        )
 
     def _record_with(self, receipts: Any) -> Any:
         if self._record_doc is None:
@@ -161,10 +197,7 @@ class CurbiGuard(Runnable[Any, Any]):
 
 
 def curbi_guard(
-    policy: Union[curbi.Policy, Mapping[str, Any], str],
-    record: Optional[Union[curbi.Record, Mapping[str, Any], str]] = None,
-    version: Optional[str] = None,
-    **receipts: Any,
+    policy: PolicyArg, record: RecordArg = None, version: Optional[str] = None, **receipts: Any
 ) -> CurbiGuard:
     """A Runnable guard for `policy` (a dict, JSON str or compiled `curbi.Policy`). See the package README. The
     keyword arguments `recorder`, `conversation` or `subject`, `verify`, `receipt_keys` and `allow_test` check each

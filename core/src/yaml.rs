@@ -1,0 +1,363 @@
+//! YAML documents read as the JSON value the strict reader would see (feature `yaml`; the `curbi` command reads
+//! `.yaml`/`.yml` files with it). The YAML is converted to JSON *text* that [`crate::json::read`] then reads, so
+//! everything the strict reader refuses is refused here too, with the same codes and paths: a repeated key is
+//! `duplicate_member`, numbers keep their decimal digits (never an `f64`), nesting is bounded.
+//!
+//! Scalars resolve by the YAML 1.2 core schema: quoted and block scalars are strings; plain `null`, `~` and empty
+//! are null, `true`/`false` booleans, decimal, `0o` and `0x` integers and decimal floats numbers, anything else a
+//! string. What JSON cannot hold is refused with `invalid_json` and the JSON pointer where it stands: aliases (a
+//! policy writes each value out), tags other than the core schema's, `.inf`/`.nan`, non-scalar keys, more than one
+//! document. The parser is `saphyr-parser` (docs/YAML.md says why).
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// Reads a YAML document as the strict reader reads JSON: the value, or the first error.
+pub fn read(text: &str) -> Result<serde_json::Value> {
+    crate::json::read_str(&to_json(text)?)
+}
+
+/// Converts one YAML document to JSON text (compact, keys in document order, repeated keys kept for the strict
+/// reader to refuse).
+pub fn to_json(text: &str) -> Result<String> {
+    let mut c = Converter { out: String::with_capacity(text.len() + 16), stack: Vec::new(), documents: 0 };
+    for event in Parser::new_from_str(text) {
+        let (event, _span) = event.map_err(|e| syntax(&e))?;
+        c.event(event)?;
+    }
+    if c.documents == 0 {
+        return Err(Error::new(ErrorCode::InvalidJson, "", "not valid YAML: the document is empty"));
+    }
+    Ok(c.out)
+}
+
+fn syntax(e: &ScanError) -> Error {
+    let m = e.marker();
+    Error::new(
+        ErrorCode::InvalidJson,
+        "",
+        format!("not valid YAML at line {}, column {}: {}", m.line(), m.col() + 1, e.info()),
+    )
+}
+
+enum Frame {
+    /// A sequence and the index of its next item.
+    Seq(usize),
+    /// A mapping: the key being read (Some once read, until its value ends), and whether one entry was written.
+    Map { key: Option<String>, first: bool },
+}
+
+struct Converter {
+    out: String,
+    stack: Vec<Frame>,
+    documents: usize,
+}
+
+impl Converter {
+    /// The JSON pointer of the value about to be written.
+    fn pointer(&self) -> String {
+        let mut p = String::new();
+        for f in &self.stack {
+            match f {
+                Frame::Seq(i) => p.push_str(&format!("/{i}")),
+                Frame::Map { key: Some(k), .. } => p.push_str(&format!("/{}", k.replace('~', "~0").replace('/', "~1"))),
+                // A key not read yet: the error is the mapping's own.
+                Frame::Map { key: None, .. } => {}
+            }
+        }
+        p
+    }
+
+    fn refuse(&self, msg: impl Into<String>) -> Error {
+        Error::new(ErrorCode::InvalidJson, self.pointer(), format!("not representable as JSON: {}", msg.into()))
+    }
+
+    /// Whether the next node is a mapping key.
+    fn at_key(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame::Map { key: None, .. }))
+    }
+
+    /// Writes the separator before a sequence item.
+    fn before_value(&mut self) {
+        if let Some(Frame::Seq(i)) = self.stack.last() {
+            if *i > 0 {
+                self.out.push(',');
+            }
+        }
+    }
+
+    /// Marks the current value as written: the sequence moves on, the mapping waits for its next key.
+    fn after_value(&mut self) {
+        match self.stack.last_mut() {
+            Some(Frame::Seq(i)) => *i += 1,
+            Some(Frame::Map { key, .. }) => *key = None,
+            None => {}
+        }
+    }
+
+    fn event(&mut self, event: Event<'_>) -> Result<()> {
+        match event {
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => Ok(()),
+            Event::DocumentStart(_) => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    return Err(Error::new(
+                        ErrorCode::InvalidJson,
+                        "",
+                        "not representable as JSON: more than one YAML document (---)",
+                    ));
+                }
+                Ok(())
+            }
+            Event::Alias(_) => Err(self.refuse("a YAML alias (*name); write the value out where it is used")),
+            Event::Scalar(value, style, _anchor, tag) => {
+                if self.at_key() {
+                    let first = matches!(self.stack.last(), Some(Frame::Map { first: true, .. }));
+                    if !first {
+                        self.out.push(',');
+                    }
+                    push_string(&mut self.out, &value);
+                    self.out.push(':');
+                    if let Some(Frame::Map { key, first }) = self.stack.last_mut() {
+                        *key = Some(value.into_owned());
+                        *first = false;
+                    }
+                    return Ok(());
+                }
+                self.before_value();
+                let json = self.scalar(&value, style, tag.as_deref())?;
+                self.out.push_str(&json);
+                self.after_value();
+                Ok(())
+            }
+            Event::SequenceStart(_, tag) | Event::MappingStart(_, tag) if self.at_key() => {
+                let _ = tag;
+                Err(self.refuse("a mapping key that is a sequence or a mapping; JSON keys are strings"))
+            }
+            Event::SequenceStart(_, tag) => {
+                self.collection_tag(tag.as_deref(), "seq")?;
+                self.before_value();
+                self.out.push('[');
+                self.stack.push(Frame::Seq(0));
+                Ok(())
+            }
+            Event::MappingStart(_, tag) => {
+                self.collection_tag(tag.as_deref(), "map")?;
+                self.before_value();
+                self.out.push('{');
+                self.stack.push(Frame::Map { key: None, first: true });
+                Ok(())
+            }
+            Event::SequenceEnd => {
+                self.stack.pop();
+                self.out.push(']');
+                self.after_value();
+                Ok(())
+            }
+            Event::MappingEnd => {
+                self.stack.pop();
+                self.out.push('}');
+                self.after_value();
+                Ok(())
+            }
+        }
+    }
+
+    fn collection_tag(&self, tag: Option<&Tag>, want: &str) -> Result<()> {
+        match tag {
+            None => Ok(()),
+            Some(t) if t.is_yaml_core_schema() && t.suffix == want => Ok(()),
+            Some(t) => Err(self.refuse(format!("the tag {}{}", t.handle, t.suffix))),
+        }
+    }
+
+    /// A value scalar as JSON text.
+    fn scalar(&self, value: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<String> {
+        let mut out = String::new();
+        match tag {
+            Some(t) if t.is_yaml_core_schema() && t.suffix == "str" => {
+                push_string(&mut out, value);
+                return Ok(out);
+            }
+            Some(t) if t.is_yaml_core_schema() && matches!(t.suffix.as_str(), "int" | "float" | "bool" | "null") => {
+                return match plain(value) {
+                    Ok(Some((json, kind))) if kind == t.suffix || (kind == "int" && t.suffix == "float") => Ok(json),
+                    Err(msg) => Err(self.refuse(msg)),
+                    _ => Err(self.refuse(format!("{value:?} is not a !!{}", t.suffix))),
+                };
+            }
+            Some(t) => return Err(self.refuse(format!("the tag {}{}", t.handle, t.suffix))),
+            None => {}
+        }
+        if style != ScalarStyle::Plain {
+            push_string(&mut out, value);
+            return Ok(out);
+        }
+        match plain(value) {
+            Ok(Some((json, _))) => Ok(json),
+            Ok(None) => {
+                push_string(&mut out, value);
+                Ok(out)
+            }
+            Err(msg) => Err(self.refuse(msg)),
+        }
+    }
+}
+
+/// A plain scalar resolved by the YAML 1.2 core schema: `Some((json, kind))` for null, bool, int and float, `None`
+/// for a string, `Err` for what JSON cannot hold.
+fn plain(v: &str) -> std::result::Result<Option<(String, &'static str)>, String> {
+    match v {
+        "" | "~" | "null" | "Null" | "NULL" => return Ok(Some(("null".into(), "null"))),
+        "true" | "True" | "TRUE" => return Ok(Some(("true".into(), "bool"))),
+        "false" | "False" | "FALSE" => return Ok(Some(("false".into(), "bool"))),
+        _ => {}
+    }
+    let unsigned = v.strip_prefix(['-', '+']).unwrap_or(v);
+    if matches!(unsigned, ".inf" | ".Inf" | ".INF") || (unsigned == v && matches!(v, ".nan" | ".NaN" | ".NAN")) {
+        return Err(format!("{v} (JSON numbers are finite)"));
+    }
+    for (prefix, radix) in [("0o", 8), ("0x", 16)] {
+        if let Some(digits) = v.strip_prefix(prefix) {
+            if !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix)) {
+                return match u128::from_str_radix(digits, radix) {
+                    Ok(n) => Ok(Some((n.to_string(), "int"))),
+                    Err(_) => Err(format!("the integer {v} is too large")),
+                };
+            }
+            return Ok(None);
+        }
+    }
+    Ok(decimal(v))
+}
+
+/// `[-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?` as JSON number text, keeping every digit.
+fn decimal(v: &str) -> Option<(String, &'static str)> {
+    let (sign, rest) = match v.as_bytes().first() {
+        Some(b'-') => ("-", &v[1..]),
+        Some(b'+') => ("", &v[1..]),
+        _ => ("", v),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let (int, frac) = match mantissa.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (mantissa, None),
+    };
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || !frac.is_none_or(digits) || (int.is_empty() && frac.is_none_or(str::is_empty)) {
+        return None;
+    }
+    if let Some(e) = exponent {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        if e.is_empty() || !digits(e) {
+            return None;
+        }
+    }
+    let int = int.trim_start_matches('0');
+    let mut json = format!("{sign}{}", if int.is_empty() { "0" } else { int });
+    let mut kind = "int";
+    if let Some(f) = frac.filter(|f| !f.is_empty()) {
+        json.push('.');
+        json.push_str(f);
+        kind = "float";
+    } else if frac.is_some() {
+        kind = "float";
+    }
+    if let Some(e) = exponent {
+        json.push('e');
+        json.push_str(e);
+        kind = "float";
+    }
+    Some((json, kind))
+}
+
+/// Appends `s` as a JSON string.
+fn push_string(out: &mut String, s: &str) {
+    // serde_json's escaping of a plain string cannot fail.
+    out.push_str(&serde_json::Value::String(s.to_owned()).to_string());
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn err(text: &str) -> (ErrorCode, String) {
+        let e = read(text).unwrap_err();
+        (e.code, e.path)
+    }
+
+    #[test]
+    fn a_policy_reads_as_its_json() {
+        let text = "\
+prices:
+  - item: Starter
+    amount: 49.90   # digits kept: 49.90, not 49.9
+  - {item: 'Pro', amounts: [99, 0x10, 0o17, +5, 007, .5, 1., 2e3]}
+forbid:
+  - id: guarantee
+    phrases: [\"guarantee\", guaranteed]
+unknownAmounts: allow
+name: ~
+description: |
+  two
+  lines
+";
+        let got = to_json(text).unwrap();
+        assert_eq!(
+            got,
+            r#"{"prices":[{"item":"Starter","amount":49.90},{"item":"Pro","amounts":[99,16,15,5,7,0.5,1,2e3]}],"forbid":[{"id":"guarantee","phrases":["guarantee","guaranteed"]}],"unknownAmounts":"allow","name":null,"description":"two\nlines\n"}"#
+        );
+        let v = read(text).unwrap();
+        assert_eq!(v["prices"][0]["amount"].to_string(), "49.90");
+        assert_eq!(v["name"], json!(null));
+    }
+
+    #[test]
+    fn scalars_resolve_by_the_core_schema() {
+        let v =
+            read("[yes, no, 'true', true, False, '', \"12\", 12, 1_000, 1.2.3, 0x, 0xZ, !!str 5, !!float 5]").unwrap();
+        assert_eq!(v, json!(["yes", "no", "true", true, false, "", "12", 12, "1_000", "1.2.3", "0x", "0xZ", "5", 5]));
+        assert_eq!(to_json("-0").unwrap(), "-0");
+    }
+
+    #[test]
+    fn repeated_keys_are_refused_like_json() {
+        let (code, path) = err("prices:\n  - item: A\n    item: B\n");
+        assert_eq!((code, path.as_str()), (ErrorCode::DuplicateMember, "/prices/0/item"));
+        let (code, path) = err("a: 1\nb: 2\na: 3\n");
+        assert_eq!((code, path.as_str()), (ErrorCode::DuplicateMember, "/a"));
+    }
+
+    #[test]
+    fn what_json_cannot_hold_is_refused_where_it_stands() {
+        assert_eq!(err("a: &x 1\nb: *x\n"), (ErrorCode::InvalidJson, "/b".into()));
+        assert_eq!(err("prices:\n  - amount: .inf\n"), (ErrorCode::InvalidJson, "/prices/0/amount".into()));
+        assert_eq!(err("x: -.Inf"), (ErrorCode::InvalidJson, "/x".into()));
+        assert_eq!(err("x: .nan"), (ErrorCode::InvalidJson, "/x".into()));
+        assert_eq!(err("x: !custom 1"), (ErrorCode::InvalidJson, "/x".into()));
+        assert_eq!(err("? [a]\n: 1\n"), (ErrorCode::InvalidJson, "".into()));
+        assert_eq!(err("a/b~: [0, !!int x]"), (ErrorCode::InvalidJson, "/a~1b~0/1".into()));
+        assert_eq!(err("a: 1\n---\nb: 2\n"), (ErrorCode::InvalidJson, "".into()));
+        assert_eq!(err(""), (ErrorCode::InvalidJson, "".into()));
+        assert_eq!(err("x: 0x100000000000000000000000000000000"), (ErrorCode::InvalidJson, "/x".into()));
+    }
+
+    #[test]
+    fn syntax_errors_name_line_and_column() {
+        let e = read("a: [1, 2\nb: 3\n").unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        assert!(e.message.starts_with("not valid YAML at line "), "{}", e.message);
+    }
+
+    #[test]
+    fn a_json_document_is_yaml_too() {
+        let text = r#"{"policy": {"prices": [{"item": "Starter", "amount": 49}]}, "reply": "Starter costs $99."}"#;
+        assert_eq!(read(text).unwrap(), crate::json::read_str(text).unwrap());
+    }
+}

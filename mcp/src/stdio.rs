@@ -1,0 +1,94 @@
+//! MCP over stdio (`curbi mcp --stdio`): newline-delimited JSON-RPC messages on stdin, one answer a line on stdout,
+//! nothing else on stdout (MCP transports, stdio). Each line goes through the same reader ([`transport`]'s strict
+//! one), message-shape check and dispatcher ([`protocol::dispatch`]) as a `POST /mcp` body; only the HTTP layer is
+//! left out (no Host/Origin, Accept or Content-Type rules, no per-request rate limit: the client started this
+//! process and is its only caller).
+//!
+//! What HTTP carries in headers, stdio carries in the message itself: the protocol version of a 2026-07-28 request
+//! is its `params._meta` version, `Mcp-Method` its `method`, `Mcp-Name` its tool name. A keyed tool needs
+//! `CURBI_MCP_KEY` in the server's environment (the bearer key the client would have sent), read once at start.
+
+use std::sync::Arc;
+
+use axum::body::to_bytes;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::auth::Caller;
+use crate::config::{Config, Server};
+use crate::protocol::{self, META_VERSION};
+use crate::rpc::RpcError;
+use crate::transport::read_message;
+
+/// Serves MCP on stdin and stdout until stdin closes. `key` is the bearer key of the caller (from `CURBI_MCP_KEY`),
+/// checked against the configured keys once.
+pub async fn run(config: Config, key: Option<String>) -> std::io::Result<()> {
+    let caller = match &key {
+        Some(k) => match HeaderValue::from_str(&format!("Bearer {k}")).map(|v| config.keys.caller(Some(&v))) {
+            Ok(Ok(c)) => c,
+            _ => return Err(std::io::Error::other("CURBI_MCP_KEY is not one of the configured keys")),
+        },
+        None => Caller::Anonymous,
+    };
+    let server = Arc::new(Server::new(config));
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut out = tokio::io::stdout();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some(answer) = answer(&server, &caller, line.as_bytes()).await {
+            out.write_all(answer.as_bytes()).await?;
+            out.write_all(b"\n").await?;
+            out.flush().await?;
+        }
+    }
+    Ok(())
+}
+
+/// The answer to one line, or `None` for a notification (HTTP's 202 with no body).
+pub async fn answer(server: &Arc<Server>, caller: &Caller, line: &[u8]) -> Option<String> {
+    let response = match handle(server, caller, line).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    };
+    // Every answer is one JSON document in a full body; the limit is never reached (tool output is bounded).
+    let bytes = to_bytes(response.into_body(), usize::MAX).await.ok()?;
+    if bytes.is_empty() { None } else { String::from_utf8(bytes.to_vec()).ok() }
+}
+
+async fn handle(server: &Arc<Server>, caller: &Caller, line: &[u8]) -> Result<Response, RpcError> {
+    let (message, refused) = read_message(line)?;
+    protocol::check_message_shape(&message)?;
+    let headers = headers_from(&message);
+    protocol::dispatch(server, &headers, caller, message, refused.as_ref()).await
+}
+
+/// The headers a 2026-07-28 request would carry over HTTP, taken from the message (none for a legacy one).
+fn headers_from(message: &Value) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    let params = message.get("params");
+    let version = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(META_VERSION)).and_then(Value::as_str);
+    let Some(version) = version else { return h };
+    let mut put = |name: &'static str, value: &str| {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            h.insert(name, v);
+        }
+    };
+    put("mcp-protocol-version", version);
+    if let Some(m) = message.get("method").and_then(Value::as_str) {
+        put("mcp-method", m);
+    }
+    if let Some(n) = params.and_then(|p| p.get("name")).and_then(Value::as_str) {
+        // A header value is ASCII; any other name goes in the Base64 sentinel form the dispatcher decodes.
+        if n.bytes().all(|b| (0x20..0x7f).contains(&b)) && n.trim() == n {
+            put("mcp-name", n);
+        } else {
+            use base64::Engine;
+            put("mcp-name", &format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(n)));
+        }
+    }
+    h
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Installs what `make dist` wrote, each in a fresh folder with its ecosystem's own client only, and runs the
+# README's snippet for it: the C tarball through pkg-config and CMake's find_package(curbi), the CLI tarball, the npm
+# tarballs with `npm install`, and the Python packages with `pip install --find-links dist/python curbi-langchain`
+# (when the curbi wheel is there: DIST_WHEEL=1 make dist). Expected answers are worked by hand: "Starter costs "
+# is 14 characters, so $99 is [14, 17), and the policy says Starter is $49.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "dist-test: $*" >&2; exit 1; }
+want='"rule":"price:mismatch","span":[14,17],"text":"$99"'
+ok() { echo "ok - $1"; }
+
+echo "-- C tarball: unpack anywhere, pkg-config and CMake"
+mkdir -p "$work/c" && tar -C "$work/c" -xzf dist/c/curbi-"$VERSION"-*.tar.gz
+prefix=$work/c/curbi-$VERSION
+awk '/^```c$/ {inblock=1; n=0; next} /^```$/ {inblock=0} inblock {n++; if (n==1 && $0 !~ /check\.c/) inblock=0; else print}' \
+  README.md > "$work/check.c"
+cc -std=c11 -Wall -Werror "$work/check.c" $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs curbi-static) -o "$work/check"
+grep -qF "$want" <<<"$("$work/check")" || fail "C example from the tarball"
+ok "C tarball: README example through pkg-config curbi-static"
+mkdir -p "$work/cm"
+cp "$work/check.c" "$work/cm/"
+printf 'cmake_minimum_required(VERSION 3.16)\nproject(c C)\nfind_package(curbi 0.1 REQUIRED)\nadd_executable(check check.c)\ntarget_link_libraries(check PRIVATE curbi::curbi)\n' > "$work/cm/CMakeLists.txt"
+cmake -S "$work/cm" -B "$work/cm/b" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null && cmake --build "$work/cm/b" >/dev/null ||
+  fail "CMake with the tarball"
+grep -qF "$want" <<<"$(LD_LIBRARY_PATH=$prefix/lib "$work/cm/b/check")" || fail "C example through CMake"
+ok "C tarball: README example through find_package(curbi), curbi::curbi"
+
+echo "-- CLI tarball"
+mkdir -p "$work/cli" && tar -C "$work/cli" -xzf dist/cli/curbi-cli-"$VERSION"-*.tar.gz
+out=$(echo '{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter costs $99."}' |
+  "$work/cli/curbi-cli-$VERSION/bin/curbi" check - || true)
+grep -qF "$want" <<<"$out" || fail "CLI from the tarball: $out"
+ok "CLI tarball: the README's curbi check -"
+
+echo "-- npm tarballs"
+mkdir -p "$work/npm"
+(cd "$work/npm" && echo '{"private":true}' > package.json &&
+  npm install --no-audit --no-fund --loglevel=error "$root"/dist/npm/curbi-linux-x64-gnu-"$VERSION".tgz "$root"/dist/npm/curbi-"$VERSION".tgz >/dev/null)
+[ -f "$work/npm/node_modules/curbi/index.d.ts" ] || fail "npm: no types in the installed package"
+! ls "$work/npm/node_modules/curbi/"*.node >/dev/null 2>&1 || fail "npm: the main package carries an addon"
+# The README's Node snippet, with the package's name for the repository path it requires.
+sed -n '/^### Node$/,/^### /p' README.md | awk '/^```js$/ {b=1; next} /^```$/ {b=0} b' |
+  sed "s|require('./bindings/node')|require('curbi')|" > "$work/npm/snippet.js"
+out=$(cd "$work/npm" && node snippet.js)
+grep -q "false \[ \[ 'price:mismatch', '\$99' \] \]" <<<"$out" || fail "npm: README snippet printed: $out"
+grep -q "too_short /prices/0/item" <<<"$out" || fail "npm: README snippet printed: $out"
+ok "npm: main + linux-x64-gnu packages installed, README snippet"
+
+echo "-- Python: pip install --find-links dist/python curbi-langchain"
+if ! ls dist/python/curbi-"$VERSION"-cp39-abi3-*.whl >/dev/null 2>&1; then
+  fail "no curbi wheel in dist/python: run DIST_WHEEL=1 make dist"
+fi
+python3 -m venv "$work/py"
+"$work/py/bin/pip" install -q --find-links dist/python curbi-langchain
+# The README's Python snippet: its first block under ### Python up to the guard, which must raise.
+cat > "$work/snippet.py" <<'PY'
+import curbi
+from curbi_langchain import CurbiViolation, curbi_guard
+
+policy = curbi.Policy.compile({"prices": [{"item": "Starter", "amount": 49}]})
+result = policy.check("Starter costs $99.")
+print(result.passed, [(f.rule, f.span, f.text) for f in result.findings])
+guard = curbi_guard(policy={"prices": [{"item": "Starter", "amount": 49}]})
+try:
+    guard.invoke("Starter costs $99.")
+except CurbiViolation as e:
+    print("CurbiViolation", [f.rule for f in e.findings])
+PY
+out=$("$work/py/bin/python" "$work/snippet.py")
+[ "$out" = "False [('price:mismatch', (14, 17), '\$99')]
+CurbiViolation ['price:mismatch']" ] || fail "Python snippet printed: $out"
+ok "Python: curbi wheel and curbi-langchain from dist/, README snippet"
