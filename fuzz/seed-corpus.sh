@@ -4,7 +4,8 @@
 # `checkpoint`. The corpora (fuzz/corpus/, ignored by git) then grow as libFuzzer finds new paths.
 set -euo pipefail
 cd "$(dirname "$0")"
-mkdir -p corpus/bundle corpus/checkpoint
+mkdir -p corpus/bundle corpus/checkpoint corpus/check_request corpus/policy corpus/purchase corpus/action corpus/jwks \
+  corpus/regression corpus/mcp_message
 python3 - <<'PY'
 import glob, hashlib, json, os
 def put(target, data):
@@ -29,5 +30,37 @@ for path in sorted(glob.glob("../vectors/proof/*.json")):
     for h in heads:
         if isinstance(h, str):
             put("checkpoint", h)
+# Issue 15's targets: the check requests, policies, purchase and action requests, key sets, regressions and MCP
+# messages of the shared vectors and fixtures.
+def cases(pattern):
+    for path in sorted(glob.glob(pattern)):
+        doc = json.load(open(path))
+        for c in doc.get("cases", []) if isinstance(doc, dict) else []:
+            yield c
+def js(v):
+    return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+for c in cases("../vectors/check/*.json"):
+    put("check_request", js(c["request"]))
+    if isinstance(c["request"], dict) and "policy" in c["request"]:
+        put("policy", js(c["request"]["policy"]))
+for c in cases("../vectors/lint/*.json"):
+    put("policy", js(c["policy"]))
+for c in cases("../vectors/purchase/*.json"):
+    inp = c.get("input")
+    if isinstance(inp, dict):
+        put("action" if "grant" in inp else "purchase", js(inp))
+for c in cases("../vectors/regression/*.json"):
+    for k in ("export", "replay"):
+        if k in c:
+            put("regression", js(c[k]))
+for path in sorted(glob.glob("../vectors/proof/*.json")):
+    doc = json.load(open(path))
+    req = doc.get("input") if isinstance(doc, dict) else None
+    if isinstance(req, dict) and isinstance(req.get("keys"), (dict, list)):
+        put("jwks", js(req["keys"]))
+session = json.load(open("../mcp/tests/fixtures/seed000_session.json"))
+for step in session.get("steps", []):
+    if isinstance(step, dict) and "request" in step:
+        put("mcp_message", js(step["request"]))
 PY
-echo "bundle: $(ls corpus/bundle | wc -l) seeds, checkpoint: $(ls corpus/checkpoint | wc -l) seeds"
+for t in corpus/*; do echo "$(basename "$t"): $(ls "$t" | wc -l) seeds"; done

@@ -53,6 +53,9 @@ step "recorder crash tests (SIGKILL at nine failpoints and at random)" \
 step "bench compiles" cargo bench --workspace --locked --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli
+# Issue 15's bounded hostile load against the release `curbi serve` on loopback (20 s; docs/SECURITY.md).
+step "hostile load: ordinary p99 < 100 ms and peak RSS < 256 MiB beside 50 hostile clients (make load)" \
+  cargo run -q --release --locked -p curbi-mcp --example load -- target/release/curbi 20
 step "C tests (ASan, UBSan, valgrind, symbols)" bash ffi/tests/c/run.sh
 step "make install PREFIX: SONAME, README C example through pkg-config and CMake, Go through pkg-config, no cgo" \
   bash scripts/install-test.sh
