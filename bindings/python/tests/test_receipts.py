@@ -106,3 +106,30 @@ def test_receipts_without_keys_are_refused_not_ignored():
     with pytest.raises(curbi.UnsupportedError) as e:
         policy.check("I've refunded you.", record={"receipts": ["curbi-receipt-v1.x.y.z"]})
     assert (e.value.code, e.value.path) == ("unsupported", "/record/receipts")
+
+
+def test_the_agent_middleware_checks_each_reply_against_the_conversations_receipts(tmp_path):
+    pytest.importorskip("langchain.agents")
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from curbi_langchain import CurbiMiddleware
+
+    recorder = recorder_at(tmp_path)
+    recorder.grant(GRANT)
+    refund(recorder, "rf-1", 5000, "chat-42")
+    keys = {"keys": recorder.keys(), "now": "2026-11-04T14:00:00Z"}
+    policy = curbi.Policy.compile(POLICY, receipts=keys)
+
+    def agent(reply):
+        model = GenericFakeChatModel(messages=iter([AIMessage(reply)]))
+        guard = CurbiMiddleware(policy, recorder=recorder, conversation="chat-42", verify="required")
+        return create_agent(model, tools=[], middleware=[guard])
+
+    ask = {"messages": [HumanMessage("Did you refund me?")]}
+    with pytest.raises(CurbiViolation) as e:
+        agent("Done — I've refunded you $500.").invoke(ask)
+    assert [f.rule for f in e.value.findings] == ["receipt:mismatch"]
+    state = asyncio.run(agent("Done — I've refunded you $50.").ainvoke(ask))
+    assert state["messages"][-1].content == "Done — I've refunded you $50."

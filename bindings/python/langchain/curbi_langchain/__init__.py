@@ -134,22 +134,33 @@ class CurbiGuard(Runnable[Any, Any]):
         return {**self._record_doc, "receipts": receipts["receipts"]}
 
     def _judge(self, value: Any, record: Any) -> Any:
-        result = self.policy.check(self.reply_text(value), record=record, version=self.version, verify=self.verify)
+        result = self.check_text(self.reply_text(value), record)
         if not result.passed:
             raise CurbiViolation(result)
         return value
 
-    def _check(self, value: Any) -> Any:
+    def record_now(self) -> Any:
+        """The record a reply is checked against now: the given one, with the recorder's receipts when there is one."""
         if self.recorder is not None and self._about is not None:
-            return self._judge(value, self._record_with(self.recorder.receipts(self._about)))
-        return self._judge(value, self.record)
+            return self._record_with(self.recorder.receipts(self._about))
+        return self.record
+
+    async def arecord_now(self) -> Any:
+        """`record_now`, reading the recorder (a database read) on the executor."""
+        if self.recorder is not None and self._about is not None:
+            return self._record_with(await self.recorder.receipts_async(self._about))
+        return self.record
+
+    def check_text(self, text: str, record: Any) -> Any:
+        """The check result for one reply's text against `record` (what `record_now` gave)."""
+        return self.policy.check(text, record=record, version=self.version, verify=self.verify)
+
+    def _check(self, value: Any) -> Any:
+        return self._judge(value, self.record_now())
 
     async def _acheck(self, value: Any) -> Any:
-        # Inline on purpose: the check takes microseconds, far less than a hop to an executor. Only reading the
-        # recorder's receipts (a database read) goes to the executor.
-        if self.recorder is not None and self._about is not None:
-            return self._judge(value, self._record_with(await self.recorder.receipts_async(self._about)))
-        return self._judge(value, self.record)
+        # Inline on purpose: the check takes microseconds, far less than a hop to an executor.
+        return self._judge(value, await self.arecord_now())
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._check, input, config)

@@ -16,7 +16,7 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain_core.messages import AIMessage
 from langchain_core.runnables.config import ensure_config, var_child_runnable_config
 
-from . import CurbiViolation, PolicyArg, RecordArg, _compiled, _text_of
+from . import CurbiGuard, CurbiViolation, PolicyArg, RecordArg, _text_of
 
 __all__ = ["CurbiMiddleware"]
 
@@ -43,14 +43,24 @@ class CurbiMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     when `fallback` is given, is replaced by an `AIMessage` with that text (the violating text and its tool calls are
     dropped; the findings are in the message's `response_metadata["curbi"]`). Model turns that only call tools carry
     no text and pass.
+
+    `recorder=`, `conversation=` (or `subject=`), `verify=`, `receipt_keys=` and `allow_test=` check each reply
+    against the receipts a `curbi.Recorder` signed for that conversation, as `CurbiGuard` does.
     """
 
     def __init__(
-        self, policy: PolicyArg, record: RecordArg = None, version: Optional[str] = None, *, fallback: Optional[str] = None
+        self,
+        policy: PolicyArg,
+        record: RecordArg = None,
+        version: Optional[str] = None,
+        *,
+        fallback: Optional[str] = None,
+        **receipts: Any,
     ) -> None:
         super().__init__()
-        self.policy, self.record = _compiled(policy, record)
-        self.version = version
+        # The guard holds the compiled policy, the record and (with a recorder) where the receipts come from.
+        self._guard = CurbiGuard(policy, record, version, **receipts)
+        self.policy, self.record, self.version = self._guard.policy, self._guard.record, version
         self.fallback = fallback
 
     def wrap_model_call(
@@ -58,16 +68,16 @@ class CurbiMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     ) -> Any:
         with _tokens_held():
             response = handler(request)
-        return self._judge(response)
+        return self._judge(response, self._guard.record_now())
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[Any]]
     ) -> Any:
         with _tokens_held():
             response = await handler(request)
-        return self._judge(response)
+        return self._judge(response, await self._guard.arecord_now())
 
-    def _judge(self, response: Any) -> Any:
+    def _judge(self, response: Any, record: Any) -> Any:
         messages = response.result if isinstance(response, ModelResponse) else None
         if isinstance(response, AIMessage):
             messages = [response]
@@ -75,7 +85,7 @@ class CurbiMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             # ExtendedModelResponse: its model_response holds the messages.
             inner = getattr(response, "model_response", None)
             if isinstance(inner, ModelResponse):
-                judged = self._judge(inner)
+                judged = self._judge(inner, record)
                 if judged is not inner:
                     response.model_response = judged
                 return response
@@ -87,7 +97,7 @@ class CurbiMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             text = _text_of(message)
             if not text:
                 continue
-            result = self.policy.check(text, record=self.record, version=self.version)
+            result = self._guard.check_text(text, record)
             if result.passed:
                 continue
             if self.fallback is None:
