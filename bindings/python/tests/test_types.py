@@ -59,3 +59,33 @@ def test_verification():
     assert bad["reason"] == "malformed"
     conforms(t.Verification, bad, nested)
     conforms(t.Verification, curbi.Verifier.compile({"keys": keys, "allowTest": True}).verify(bundle), nested)
+
+
+def test_recorder_answers(tmp_path):
+    import os
+
+    doc = json.loads((ROOT / "vectors" / "recorder" / "scenarios.json").read_text(encoding="utf-8"))
+    key = str(tmp_path / "k.jwk")
+    fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(doc["keys"]["k1"]["jwk"])
+    r = curbi.Recorder(str(tmp_path / "log.db"), "curbi-checkpoint-v1.shop.example/t", key_file=key, now=1793714400)
+    status = r.status()
+    conforms(t.RecorderStatus, status)
+    assert status["head"] is None
+    grant = {"id": "g", "agent": "agent:a", "operations": ["billing.refund"], "resources": ["charge:*"],
+             "limits": {"max_amount": 10000, "currency": "USD"}, "expires_at": "2027-01-01T00:00:00Z"}
+    conforms(t.GrantInfo, r.grant(grant))
+    action = {"agent": "agent:a", "operation": "billing.refund", "resource": "charge:c1", "amount": 100, "currency": "USD"}
+    for key_id in ["k-1", "k-2"]:
+        attested = r.attest({"tenant": "s", "idempotency_key": key_id, "grant": "g", "action": action, "conversation": "c"})
+        conforms(t.Attested, attested, {"check": (t.Decision, False)})
+    conforms(t.HeldActions, r.held(), {"actions": (t.HeldAction, True)})
+    evidence = json.dumps({"operation": "billing.refund", "resource": "charge:c1", "amount": 100, "currency": "usd"})
+    conforms(t.Settled, r.confirm({"tenant": "s", "idempotency_key": "k-1", "outcome": "DONE", "evidence": evidence}))
+    conforms(t.Settled, r.confirm({"tenant": "s", "idempotency_key": "k-2", "outcome": "UNKNOWN"}))
+    conforms(t.Head, r.checkpoint())
+    conforms(t.StoredReceipt, r.receipt({"seq": 0}))
+    conforms(t.ReceiptList, r.receipts({"conversation": "c"}))
+    conforms(t.RecorderKeys, r.keys(), {"keys": (t.RecorderKey, True)})
+    conforms(t.RecorderStatus, r.status(), {"head": (t.Head, False)})

@@ -1,10 +1,11 @@
 """TypedDicts of the JSON documents the module's functions return (docs/CHECK_API.md, docs/LINT.md, docs/PURCHASE.md,
-docs/PROOF.md). Members named like Python keywords (`pass`) use the functional form. Recorder answers and regression
-documents stay `dict[str, Any]`: their shapes are the documents of docs/RECORDER.md and docs/REGRESSION.md."""
+docs/PROOF.md, docs/RECORDER.md). Members named like Python keywords (`pass`) use the functional form. Regression
+documents and proof bundles stay `dict[str, Any]`: their shapes are docs/REGRESSION.md's and docs/PROOF.md's."""
 
 from typing import Any, List, Optional, TypedDict
 
 __all__ = [
+    "Attested",
     "BatchResponse",
     "CaseResult",
     "CheckProof",
@@ -12,9 +13,19 @@ __all__ = [
     "Decision",
     "DecisionReason",
     "ErrorDetail",
+    "GrantInfo",
+    "Head",
+    "HeldAction",
+    "HeldActions",
     "LintReport",
     "LintWarning",
+    "ReceiptList",
+    "RecorderKey",
+    "RecorderKeys",
+    "RecorderStatus",
+    "Settled",
     "StepUp",
+    "StoredReceipt",
     "Verification",
     "VerificationHead",
     "VerificationItem",
@@ -159,3 +170,99 @@ class Verification(_VerificationRequired, total=False):
     """`verify_bundle`'s result; `error` only for a malformed request or bundle."""
 
     error: ErrorDetail
+
+
+# The recorder's answers (docs/RECORDER.md §Calls).
+
+
+class GrantInfo(TypedDict):
+    """`grant` and `mandate`: the id and the uses the recorder counted."""
+
+    id: str
+    used: int
+
+
+class _AttestedRequired(TypedDict):
+    decision: str
+    check: Decision
+
+
+class Attested(_AttestedRequired, total=False):
+    """`attest`: ALLOW (or a confirmed STEP_UP) carries the attestation."""
+
+    attestation: str
+
+
+class _SettledRequired(TypedDict):
+    status: str
+
+
+class Settled(_SettledRequired, total=False):
+    """`confirm` and `reconcile`: DONE or FAILED with the receipt and its seq; HELD or RELEASED without."""
+
+    seq: int
+    receipt: str
+
+
+class HeldAction(TypedDict):
+    tenant: str
+    idempotency_key: str
+    state: str
+    grant: str
+    attestation: str
+    since: int
+
+
+class HeldActions(TypedDict):
+    """`held`: the actions not yet settled, oldest first."""
+
+    actions: List[HeldAction]
+    more: bool
+
+
+class Head(TypedDict):
+    """`checkpoint`: a signed head."""
+
+    size: int
+    note: str
+
+
+class StoredReceipt(TypedDict):
+    """`receipt`: the receipt, the attestation it completes and the provider's answer."""
+
+    seq: int
+    tenant: str
+    idempotency_key: str
+    status: str
+    receipt: str
+    attestation: str
+    evidence: str
+    created: int
+
+
+class ReceiptList(TypedDict):
+    """`receipts`: the newest receipts of a subject or a conversation, in log order."""
+
+    receipts: List[str]
+
+
+RecorderKey = TypedDict(
+    "RecorderKey",
+    {"kty": str, "crv": str, "x": str, "kid": str, "curbi:nbf": int, "curbi:exp": int, "curbi:test": bool},
+    total=False,
+)
+
+
+class RecorderKeys(TypedDict):
+    """`keys`: the log's JWKS, every key with its window."""
+
+    keys: List[RecorderKey]
+
+
+class RecorderStatus(TypedDict):
+    """`status`."""
+
+    origin: str
+    kid: str
+    size: int
+    head: Optional[Head]
