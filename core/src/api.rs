@@ -179,16 +179,7 @@ pub fn check_json_within(body: &[u8], receipts: Option<&Arc<ReceiptVerifier>>, m
         Replies::Cases(cases) => {
             let cases = CompiledCase::compile_all(cases, "/cases")?;
             let (found, trust) = find_cases_within(&compiled, &cases, &options, max_bytes)?.ok_or_else(too_large)?;
-            let results = cases
-                .iter()
-                .zip(found)
-                .enumerate()
-                .map(|(index, (c, found))| {
-                    let findings = findings_in(&c.reply, found, unit);
-                    CaseResult { index, id: c.id.clone(), pass: findings.is_empty(), findings }
-                })
-                .collect();
-            Response::Batch(BatchResponse::with_trust(options.version, trust, results))
+            Response::Batch(batch_response(options.version, trust, &cases, found, unit))
         }
     };
     let text = response.to_json_string();

@@ -289,6 +289,17 @@ pub fn check_cases(
     unit: SpanUnit,
 ) -> Result<BatchResponse> {
     let (found, trust) = find_cases(policy, cases, options)?;
+    Ok(batch_response(options.version, trust, cases, found, unit))
+}
+
+/// The batch response for the cases' findings ([`find_cases`]), spans in `unit`.
+pub fn batch_response(
+    version: CheckerVersion,
+    trust: &'static str,
+    cases: &[CompiledCase],
+    found: Vec<Vec<Finding>>,
+    unit: SpanUnit,
+) -> BatchResponse {
     let results: Vec<CaseResult> = cases
         .iter()
         .zip(found)
@@ -298,7 +309,7 @@ pub fn check_cases(
             CaseResult { index, id: c.id.clone(), pass: findings.is_empty(), findings }
         })
         .collect();
-    Ok(BatchResponse::with_trust(options.version, trust, results))
+    BatchResponse::with_trust(version, trust, results)
 }
 
 fn record_trust(verify: Verify, receipts: bool) -> &'static str {

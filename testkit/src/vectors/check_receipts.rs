@@ -67,6 +67,12 @@ fn does_not_count(word: &str, reason: &str) -> String {
     format!("Claims \"{word}\", but the receipt offered for it does not count: {reason}.")
 }
 
+/// A case with one finding of `rule` at the first `text` of `reply`, said `why`, under `trust`.
+fn one_finding(description: &str, request: Value, keys: Value, trust: &str, f: [&str; 4]) -> Value {
+    let [rule, reply, text, why] = f;
+    case(description, request, Some(keys), response(trust, vec![finding(rule, reply, text, 0, why)]))
+}
+
 /// A case whose one claim, "refunded" in `reply`, is offered a receipt that does not count for `reason`.
 fn refused(description: &str, reply: &str, record: Value, verify: &str, keys: Value, reason: &str) -> Value {
     let trust = if verify == "required" { SIGNED } else { CALLER };
@@ -105,53 +111,29 @@ pub fn check_receipts() -> (String, Vec<u8>) {
         response(SIGNED, vec![]),
     ));
     let r = "Done — I've refunded you $500.";
-    cases.push(case(
+    cases.push(one_finding(
         "Seed 000's question: a $500 claim when the signed receipt says $50 (5000 minor units of USD) is \
          receipt:mismatch at the amount, naming the signed value.",
         request(r, with(&[&refund]), "required"),
-        Some(keys(NOW)),
-        response(
-            SIGNED,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "$500",
-                0,
-                "The signed receipt for billing.refund is USD 50.00, not $500.",
-            )],
-        ),
+        keys(NOW),
+        SIGNED,
+        ["receipt:mismatch", r, "$500", "The signed receipt for billing.refund is USD 50.00, not $500."],
     ));
     let r = "I've refunded you €50.";
-    cases.push(case(
+    cases.push(one_finding(
         "The right number in another currency is still a mismatch: the receipt signs USD.",
         request(r, with(&[&refund]), "optional"),
-        Some(keys(NOW)),
-        response(
-            CALLER,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "€50",
-                0,
-                "The signed receipt for billing.refund is USD 50.00, not €50.",
-            )],
-        ),
+        keys(NOW),
+        CALLER,
+        ["receipt:mismatch", r, "€50", "The signed receipt for billing.refund is USD 50.00, not €50."],
     ));
     let r = "Your appointment is booked.";
-    cases.push(case(
+    cases.push(one_finding(
         "Wrong operation: a refund receipt offered for a booking claim does not count, and says why.",
         request(r, with(&[&refund]), "required"),
-        Some(keys(NOW)),
-        response(
-            SIGNED,
-            vec![finding(
-                "receipt:mismatch",
-                r,
-                "booked",
-                0,
-                &does_not_count("booked", "it is for billing.refund, not calendar.book"),
-            )],
-        ),
+        keys(NOW),
+        SIGNED,
+        ["receipt:mismatch", r, "booked", &does_not_count("booked", "it is for billing.refund, not calendar.book")],
     ));
     let r = "I've refunded you $50.";
     cases.push(refused(
