@@ -75,8 +75,8 @@ fn receipts_text(env: &Env, value: Option<Unknown>) -> Result<Option<String>, Er
     }
 }
 
-/// One receipt verifier per process-wide document: the server-style one-call `check(request, receipts)` compiles
-/// it per call, so its cache lives for that call only.
+/// The receipt verifier of a `receipts` document, for the one-call `check(request, receipts)`: built per call, so its
+/// signature cache lives for that call only (compile a policy with receipt keys to keep it across checks).
 fn verifier(text: Option<String>) -> Result<Option<Arc<api::ReceiptVerifier>>, Error> {
     text.map(|t| api::ReceiptVerifier::from_json(t.as_bytes()).map(Arc::new)).transpose()
 }

@@ -541,9 +541,13 @@ fn receipt_claims(
             continue;
         };
         if phrase::affirmative_claim(text, m.first, cx.version) {
-            let amount = claimed_amount(cx, m.first, money, consumed);
-            claims.push(Claim { tok: m.first, action, amount, backing: None });
+            claims.push(Claim { tok: m.first, action, amount: None, backing: None });
         }
+    }
+    claims.sort_by_key(|c| c.tok);
+    for k in 0..claims.len() {
+        let next = claims.get(k + 1).map(|c| c.tok);
+        claims[k].amount = claimed_amount(cx, claims[k].tok, next, money, consumed);
     }
     if claims.is_empty() {
         return;
@@ -631,9 +635,17 @@ fn receipt_claims(
 }
 
 /// The amount a claim at token `tok` states: the first one after the verb in its clause ("refunded you $50"), else
-/// the last one before it ("$50 was refunded"). Bounds ("up to $50") and negated amounts ("not $500") state none.
-/// Amounts are in reply order, so only those of the verb's clause are looked at (linear over a reply).
-fn claimed_amount(cx: &Ctx<'_, '_>, tok: usize, money: &[Money], consumed: &[bool]) -> Option<usize> {
+/// the last one before it ("$50 was refunded"), else the first one after it in its sentence before the next claim
+/// (`next`) that is not in a clause naming a price item ("refunded you — $500 in total", "refunded you, all $500
+/// of it", but not "refunded you, and Pro is $49"). Bounds ("up to $50") and negated amounts ("not $500") state
+/// none. Amounts are in reply order and each claim looks no further than the next one (linear over a reply).
+fn claimed_amount(
+    cx: &Ctx<'_, '_>,
+    tok: usize,
+    next: Option<usize>,
+    money: &[Money],
+    consumed: &[bool],
+) -> Option<usize> {
     let text = cx.text;
     let t = text.toks[tok];
     let states = |mi: usize| {
@@ -654,6 +666,22 @@ fn claimed_amount(cx: &Ctx<'_, '_>, tok: usize, money: &[Money], consumed: &[boo
             Some((k, c)) if c == t.clause && k < tok && states(mi) => return Some(mi),
             Some((_, c)) if c != t.clause => break,
             _ => {}
+        }
+    }
+    // A clause with an item mention states that item's price, not the claim's amount.
+    let names_item = |clause: u32| {
+        let i = cx.mentions.partition_point(|m| text.toks[m.last].clause < clause);
+        cx.mentions.get(i).is_some_and(|m| text.toks[m.first].clause == clause)
+    };
+    for mi in after..money.len() {
+        let Some(k) = text.tok_containing(money[mi].digits) else {
+            continue;
+        };
+        if text.toks[k].sentence != t.sentence || next.is_some_and(|n| k > n) {
+            break;
+        }
+        if k > tok && states(mi) && !names_item(text.toks[k].clause) {
+            return Some(mi);
         }
     }
     None

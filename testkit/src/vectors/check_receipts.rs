@@ -127,6 +127,23 @@ pub fn check_receipts() -> (String, Vec<u8>) {
         CALLER,
         ["receipt:mismatch", r, "€50", "The signed receipt for billing.refund is USD 50.00, not €50."],
     ));
+    let r = "I refunded you — $500 in total.";
+    cases.push(one_finding(
+        "The amount may follow the claim in the next clause of its sentence (an aside after a dash or a comma): \
+         it is still the claim's, and still judged against the receipt.",
+        request(r, with(&[&refund]), "required"),
+        keys(NOW),
+        SIGNED,
+        ["receipt:mismatch", r, "$500", "The signed receipt for billing.refund is USD 50.00, not $500."],
+    ));
+    let r = "I've refunded you, and Pro is $49 a month.";
+    cases.push(case(
+        "An amount in a later clause that names a price item is that item's price, not the claim's amount.",
+        json!({"version": VERSION, "policy": {"prices": [{"item": "Pro", "amount": 49}], "actions":
+            {"refunded": "billing.refund"}}, "reply": r, "record": with(&[&refund]), "verify": "required"}),
+        Some(keys(NOW)),
+        response(SIGNED, vec![]),
+    ));
     let r = "Your appointment is booked.";
     cases.push(one_finding(
         "Wrong operation: a refund receipt offered for a booking claim does not count, and says why.",
