@@ -673,8 +673,8 @@ fn claimed_amount(
         let i = cx.mentions.partition_point(|m| text.toks[m.last].clause < clause);
         cx.mentions.get(i).is_some_and(|m| text.toks[m.first].clause == clause)
     };
-    for mi in after..money.len() {
-        let Some(k) = text.tok_containing(money[mi].digits) else {
+    for (mi, m) in money.iter().enumerate().skip(after) {
+        let Some(k) = text.tok_containing(m.digits) else {
             continue;
         };
         if text.toks[k].sentence != t.sentence || next.is_some_and(|n| k > n) {
