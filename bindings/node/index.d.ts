@@ -494,7 +494,7 @@ export declare class PreparedOptions {
 
 /**
  * A durable recorder on one SQLite file, opened with `Recorder.open`. Share one: concurrent calls are grouped
- * into one commit.
+ * into one commit. `close()` waits for the calls in flight and closes the database.
  */
 export declare class Recorder {
   /**
@@ -547,6 +547,13 @@ export declare class Recorder {
   status(): Promise<RecorderStatus>
   /** Moves a fixed clock to Unix time `now` (tests); rejects with `unsupported` on the system clock. */
   setClock(now: number): Promise<{}>
+  /**
+   * Closes the database once the calls in flight are done (resolves then); every call made after `close()`
+   * rejects with `closed`. Closing twice resolves too.
+   */
+  close(): Promise<void>
+  /** `true` once `close()` was called. */
+  get closed(): boolean
 }
 
 /**
@@ -595,7 +602,7 @@ export declare function compilePolicy(policy: PolicyDocument | string, receipts?
 export declare function createVerifier(options: VerifyOptions | string): Verifier
 
 /** Every stable error code (vectors/errors.json): the `code` of a thrown `CurbiError`. */
-export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note' | 'duplicate_member' | 'unknown_tool' | 'unknown_id' | 'output_too_large' | 'idempotency_conflict' | 'busy' | 'held' | 'not_attested' | 'outcome_conflict' | 'released' | 'unknown_grant' | 'grant_conflict' | 'invalid_evidence' | 'evidence_mismatch' | 'unknown_head' | 'no_head' | 'unknown_receipt' | 'key_mismatch' | 'key_rotated' | 'invalid_key_file' | 'storage' | 'corrupt' | 'too_deep' | 'rate_limited' | 'forbidden' | 'invalid_host' | 'overloaded'
+export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note' | 'duplicate_member' | 'unknown_tool' | 'unknown_id' | 'output_too_large' | 'idempotency_conflict' | 'busy' | 'held' | 'not_attested' | 'outcome_conflict' | 'released' | 'unknown_grant' | 'grant_conflict' | 'invalid_evidence' | 'evidence_mismatch' | 'unknown_head' | 'no_head' | 'unknown_receipt' | 'key_mismatch' | 'key_rotated' | 'invalid_key_file' | 'storage' | 'corrupt' | 'too_deep' | 'rate_limited' | 'forbidden' | 'invalid_host' | 'overloaded' | 'closed'
 
 /**
  * Exports a check request as a CI regression (docs/REGRESSION.md): the `curbi.regression` document, whose

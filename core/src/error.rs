@@ -111,11 +111,13 @@ pub enum ErrorCode {
     /// Server: every checking worker is busy and the queue is full; nothing was done, retry (HTTP 503,
     /// `Retry-After`).
     Overloaded,
+    /// A binding's handle (a recorder) was closed; open it again.
+    Closed,
 }
 
 impl ErrorCode {
     /// Every code, in the order of `vectors/errors.json`.
-    pub const ALL: [ErrorCode; 51] = [
+    pub const ALL: [ErrorCode; 52] = [
         ErrorCode::InvalidJson,
         ErrorCode::InvalidType,
         ErrorCode::UnknownField,
@@ -167,6 +169,7 @@ impl ErrorCode {
         ErrorCode::Forbidden,
         ErrorCode::InvalidHost,
         ErrorCode::Overloaded,
+        ErrorCode::Closed,
     ];
 
     /// The wire name.
@@ -223,6 +226,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::InvalidHost => "invalid_host",
             ErrorCode::Overloaded => "overloaded",
+            ErrorCode::Closed => "closed",
         }
     }
 }

@@ -5,7 +5,7 @@
 // one recorder, refusals reject with a CurbiError.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
@@ -211,4 +211,37 @@ test('refusals reject with a CurbiError', async () => {
   const status = await recorder.status()
   assert.deepEqual([status.origin, status.size, status.head], [DOC.origin, 0, null])
   assert.throws(() => new curbi.Recorder(), 'Recorder.open makes recorders')
+})
+
+test('close waits for the calls in flight, then every call rejects with closed', async () => {
+  const { recorder, db } = await firstRecorder()
+  const release = await writeLock(db)
+  let closedYet = false
+  const pending = recorder.checkpoint()
+  await sleep(50)
+  const closing = recorder.close().then(() => {
+    closedYet = true
+  })
+  assert.equal(recorder.closed, true)
+  // A call made while close waits rejects at once, without queueing behind it.
+  await assertCurbiRejects(recorder.status(), 'closed', '')
+  await sleep(50)
+  assert.equal(closedYet, false, 'close waits for the checkpoint held up by the lock')
+  await release()
+  assert.equal((await pending).size, 0)
+  await closing
+  await assertCurbiRejects(recorder.grant(GRANT), 'closed', '')
+  await recorder.close()
+})
+
+test('after close the database is closed: SQLite removed its write-ahead log, and a reopen finds everything', async () => {
+  const db = join(tmp(), 'c.db')
+  const recorder = await open(db, FIRST.open)
+  await recorder.grant(GRANT)
+  assert.ok(existsSync(`${db}-wal`))
+  await recorder.close()
+  assert.equal(existsSync(`${db}-wal`), false)
+  const again = await open(db, FIRST.open)
+  assert.deepEqual(await again.grant(GRANT), { id: GRANT.id, used: 0 })
+  await again.close()
 })

@@ -142,6 +142,11 @@ async function recorded(): Promise<number> {
   await r.confirm({ tenant: 't', idempotency_key: 'k', outcome: 'MAYBE' })
   // @ts-expect-error: not a recorder method
   await r.call('delete', {})
+  const closing: Promise<void> = r.close()
+  const closed: boolean = r.closed
+  void [closing, closed]
+  // @ts-expect-error: read-only
+  r.closed = false
   return used
 }
 

@@ -1,7 +1,8 @@
 //! `Recorder`: the durable recorder (docs/RECORDER.md) of `curbi-recorder`. Every method is one `call_json` of the
 //! recorder run on the libuv thread pool (each call waits for the disk), resolving with its answer parsed.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 
 use curbi::{Error, ErrorCode as Code};
 use napi::bindgen_prelude::{AsyncTask, Unknown};
@@ -12,11 +13,44 @@ use crate::convert::{document_text, js_error};
 use crate::{JsonTask, guarded};
 
 /// A durable recorder on one SQLite file, opened with `Recorder.open`. Share one: concurrent calls are grouped
-/// into one commit.
+/// into one commit. `close()` waits for the calls in flight and closes the database.
 #[napi]
 #[derive(Debug)]
 pub struct Recorder {
-    inner: Arc<curbi_recorder::Recorder>,
+    inner: Arc<Open>,
+}
+
+/// The recorder until `close`: calls hold the read side while they run on the pool, so closing waits for them.
+#[derive(Debug)]
+struct Open {
+    recorder: RwLock<Option<curbi_recorder::Recorder>>,
+    /// Set as `close` starts: calls made after it reject at once instead of queueing behind it.
+    closing: AtomicBool,
+}
+
+fn closed() -> Error {
+    Error::new(Code::Closed, "", "the recorder is closed; open it again")
+}
+
+/// Closes a recorder on the libuv thread pool once its calls in flight are done.
+#[derive(Debug)]
+pub struct CloseTask {
+    open: Arc<Open>,
+}
+
+impl Task for CloseTask {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> napi::Result<()> {
+        let recorder = self.open.recorder.write().unwrap_or_else(|p| p.into_inner()).take();
+        drop(recorder);
+        Ok(())
+    }
+
+    fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
+        Ok(())
+    }
 }
 
 /// Opens a recorder on the libuv thread pool.
@@ -35,16 +69,25 @@ impl Task for OpenTask {
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
-        output.map(|r| Recorder { inner: Arc::new(r) }).map_err(|e| js_error(&env, e))
+        output
+            .map(|r| Recorder {
+                inner: Arc::new(Open { recorder: RwLock::new(Some(r)), closing: AtomicBool::new(false) }),
+            })
+            .map_err(|e| js_error(&env, e))
     }
 }
 
 impl Recorder {
     /// `method` on the thread pool with its request; `text` resolves with the answer's JSON text instead of the
     /// parsed answer.
+    /// After `close`, the task rejects with `closed`.
     fn task(&self, method: impl Into<String>, input: Result<String, Error>, text: bool) -> AsyncTask<JsonTask> {
-        let (recorder, method) = (self.inner.clone(), method.into());
-        let run = Box::new(move |bytes: &[u8]| recorder.call_json(&method, bytes));
+        let (open, method) = (self.inner.clone(), method.into());
+        let input = if open.closing.load(Ordering::Acquire) { Err(closed()) } else { input };
+        let run = Box::new(move |bytes: &[u8]| {
+            let recorder = open.recorder.read().unwrap_or_else(|p| p.into_inner());
+            recorder.as_ref().ok_or_else(closed)?.call_json(&method, bytes)
+        });
         AsyncTask::new(JsonTask { input, run, text })
     }
 }
@@ -162,5 +205,19 @@ impl Recorder {
     pub fn set_clock(&self, env: Env, now: Unknown) -> AsyncTask<JsonTask> {
         // The number as JSON writes it, for the recorder to judge (`1.5` is its invalid_type at `/now`).
         self.task("set_clock", document_text(&env, now, "now").map(|n| format!("{{\"now\":{n}}}")), false)
+    }
+
+    /// Closes the database once the calls in flight are done (resolves then); every call made after `close()`
+    /// rejects with `closed`. Closing twice resolves too.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close(&self) -> AsyncTask<CloseTask> {
+        self.inner.closing.store(true, Ordering::Release);
+        AsyncTask::new(CloseTask { open: self.inner.clone() })
+    }
+
+    /// `true` once `close()` was called.
+    #[napi(getter)]
+    pub fn closed(&self) -> bool {
+        self.inner.closing.load(Ordering::Acquire)
     }
 }

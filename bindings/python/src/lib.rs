@@ -20,7 +20,9 @@ fn raise(py: Python<'_>, e: Error) -> PyErr {
     let class = match e.code {
         ErrorCode::Unsupported => "UnsupportedError",
         // A bug, or the recorder's storage failing (the disk, a damaged file, a lock held too long): not the input.
-        ErrorCode::Internal | ErrorCode::Storage | ErrorCode::Corrupt | ErrorCode::Busy => "CurbiError",
+        ErrorCode::Internal | ErrorCode::Storage | ErrorCode::Corrupt | ErrorCode::Busy | ErrorCode::Closed => {
+            "CurbiError"
+        }
         _ => "ValidationError",
     };
     let made = py

@@ -3,6 +3,8 @@
 //! the event loop's executor, so a coroutine awaits it while the loop runs on.
 
 use std::path::PathBuf;
+use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -13,10 +15,15 @@ use curbi::{Error, ErrorCode};
 use crate::{document_bytes, loads, raise};
 
 /// A durable recorder on one SQLite file. Thread-safe: share one across threads; their writes are grouped into one
-/// commit.
+/// commit. `close()` (or leaving a `with` block) waits for the calls in flight and closes the database.
 #[pyclass(frozen, module = "curbi._native")]
 pub(crate) struct Recorder {
-    inner: curbi_recorder::Recorder,
+    /// `None` once closed. Calls hold the read side while they run, so `close` waits for them.
+    inner: RwLock<Option<curbi_recorder::Recorder>>,
+    /// Set as `close` starts, so that calls made after it fail at once instead of queueing behind it.
+    closing: AtomicBool,
+    origin: String,
+    kid: String,
 }
 
 /// `loop.run_in_executor(None, f, *args)` on the running loop: an awaitable for `f(*args)` run on a worker thread.
@@ -32,13 +39,21 @@ fn in_executor<'py>(
 }
 
 impl Recorder {
-    /// One call with the GIL released: the answer as the recorder wrote it.
+    /// One call with the GIL released: the answer as the recorder wrote it; `closed` after `close()`.
     fn text(&self, py: Python<'_>, method: &str, request: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
         let bytes = match request {
             Some(r) => document_bytes(py, r, "")?,
             None => b"{}".to_vec(),
         };
-        py.detach(|| self.inner.call_json(method, &bytes)).map_err(|e| raise(py, e))
+        let closed = || Error::new(ErrorCode::Closed, "", "the recorder is closed; open it again");
+        if self.closing.load(Ordering::Acquire) {
+            return Err(raise(py, closed()));
+        }
+        py.detach(|| {
+            let open = self.inner.read().unwrap_or_else(|p| p.into_inner());
+            open.as_ref().ok_or_else(closed)?.call_json(method, &bytes)
+        })
+        .map_err(|e| raise(py, e))
     }
 
     /// One call, its answer as Python objects.
@@ -107,7 +122,8 @@ impl Recorder {
         config.insert("rotate".into(), rotate.into());
         let bytes = Value::Object(config).to_string().into_bytes();
         let inner = py.detach(|| curbi_recorder::api::open_json(&bytes)).map_err(|e| raise(py, e))?;
-        Ok(Recorder { inner })
+        let (origin, kid) = (inner.origin().to_string(), inner.kid().to_string());
+        Ok(Recorder { inner: RwLock::new(Some(inner)), closing: AtomicBool::new(false), origin, kid })
     }
 
     /// `Recorder(path, origin, **options)` on the running loop's executor: `await Recorder.open_async(...)`.
@@ -199,8 +215,51 @@ impl Recorder {
 
     /// Moves a fixed clock to Unix time `now` (tests); raises `UnsupportedError` on the system clock.
     fn set_clock(&self, py: Python<'_>, now: i64) -> PyResult<()> {
-        let request = serde_json::json!({ "now": now }).to_string();
-        py.detach(|| self.inner.call_json("set_clock", request.as_bytes())).map(|_| ()).map_err(|e| raise(py, e))
+        let request = pyo3::types::PyString::new(py, &serde_json::json!({ "now": now }).to_string()).into_any();
+        self.text(py, "set_clock", Some(&request)).map(|_| ())
+    }
+
+    /// Waits for the calls in flight, then closes the database; every later call raises `CurbiError` with code
+    /// `closed`. Closing twice does nothing.
+    fn close(&self, py: Python<'_>) {
+        self.closing.store(true, Ordering::Release);
+        let closed = py.detach(|| self.inner.write().unwrap_or_else(|p| p.into_inner()).take());
+        // Dropped with the GIL released too: closing the file may wait for the disk.
+        py.detach(move || drop(closed));
+    }
+
+    /// `True` once `close()` was called (it may still be waiting for calls in flight).
+    #[getter]
+    fn closed(&self) -> bool {
+        self.closing.load(Ordering::Acquire)
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> bool {
+        self.close(py);
+        false
+    }
+
+    /// `close` on the running loop's executor.
+    fn close_async<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Recorder::later(slf, "close", None)
+    }
+
+    /// `async with await Recorder.open_async(...) as r:` (or `async with Recorder(...) as r:`) closes it on exit
+    /// without blocking the loop.
+    fn __aenter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let done = slf.py().import("asyncio")?.call_method0("get_running_loop")?.call_method0("create_future")?;
+        done.call_method1("set_result", (slf,))?;
+        Ok(done)
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __aexit__<'py>(slf: &Bound<'py, Self>, _exc: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+        Recorder::close_async(slf)
     }
 
     /// `call` on the running loop's executor.
@@ -279,6 +338,7 @@ impl Recorder {
     }
 
     fn __repr__(&self) -> String {
-        format!("Recorder(origin={:?}, kid={:?})", self.inner.origin(), self.inner.kid())
+        let closed = if self.closed() { ", closed" } else { "" };
+        format!("Recorder(origin={:?}, kid={:?}{closed})", self.origin, self.kid)
     }
 }

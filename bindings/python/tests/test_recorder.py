@@ -266,3 +266,59 @@ def test_errors_are_curbi_errors(tmp_path):
         clock.set_clock(0)
     assert e.value.code == "unsupported"
     assert "Recorder(origin=" in repr(recorder)
+
+
+def test_close_waits_for_calls_in_flight_then_refuses(tmp_path):
+    recorder, db = first_recorder(tmp_path)
+    lock = WriteLock(db)
+    out = []
+    worker = threading.Thread(target=lambda: out.append(recorder.checkpoint()))
+    worker.start()
+    time.sleep(0.1)
+    closer = threading.Thread(target=recorder.close)
+    closer.start()
+    time.sleep(0.1)
+    # close() waits for the checkpoint held up by the lock; calls made meanwhile fail at once.
+    assert closer.is_alive() and recorder.closed
+    with pytest.raises(curbi.CurbiError) as e:
+        recorder.status()
+    assert (type(e.value), e.value.code, e.value.path) == (curbi.CurbiError, "closed", "")
+    lock.release()
+    worker.join()
+    closer.join()
+    assert out and out[0]["size"] == 0
+    with pytest.raises(curbi.CurbiError) as e:
+        recorder.grant(GRANT)
+    assert e.value.code == "closed"
+    recorder.close()  # twice is fine
+    assert "closed" in repr(recorder)
+
+
+def test_with_closes_the_database(tmp_path):
+    db = str(tmp_path / "w.db")
+    with curbi.Recorder(db, ORIGIN, **options(db, FIRST["open"])) as recorder:
+        recorder.grant(GRANT)
+        assert os.path.exists(db + "-wal")
+    # The last connection closed: SQLite folded the write-ahead log into the file and removed it.
+    assert recorder.closed and not os.path.exists(db + "-wal")
+    with pytest.raises(curbi.CurbiError) as e:
+        recorder.status()
+    assert e.value.code == "closed"
+    # Reopened, everything is there.
+    again = curbi.Recorder(db, ORIGIN, **options(db, FIRST["open"]))
+    assert again.grant(GRANT) == {"id": GRANT["id"], "used": 0}
+
+
+def test_async_with_closes_off_the_loop(tmp_path):
+    db = str(tmp_path / "aw.db")
+
+    async def run():
+        async with await curbi.Recorder.open_async(db, ORIGIN, **options(db, FIRST["open"])) as recorder:
+            await recorder.grant_async(GRANT)
+        return recorder
+
+    recorder = asyncio.run(run())
+    assert recorder.closed and not os.path.exists(db + "-wal")
+    with pytest.raises(curbi.CurbiError) as e:
+        recorder.checkpoint()
+    assert e.value.code == "closed"

@@ -1,5 +1,6 @@
 """The TypedDicts of `curbi.types` against real results: every required member is there and nothing else is, nested
-documents included, for the check (one reply and cases), lint, the purchase and action checks and bundle verify."""
+documents included, for the check (one reply and cases), lint, the purchase and action checks, bundle verify, the
+recorder's answers and bundles, and regression export and replay."""
 
 import json
 import pathlib
@@ -31,6 +32,15 @@ def test_check_results():
     conforms(t.BatchResponse, batch, {"results": (t.CaseResult, True), "proof": (t.CheckProof, False)})
     for r in batch["results"]:
         conforms(t.CaseResult, r, {"findings": (t.WireFinding, True)})
+    # The objects' to_dict() are the same documents.
+    compiled = curbi.Policy.compile(policy)
+    check = compiled.check("Starter costs $99.")
+    conforms(t.CheckResponse, check.to_dict(), {"findings": (t.WireFinding, True), "proof": (t.CheckProof, False)})
+    conforms(t.WireFinding, check.findings[0].to_dict())
+    cases = compiled.check(cases=[{"id": "a", "reply": "Starter costs $99."}, {"reply": "ok"}])
+    conforms(t.BatchResponse, cases.to_dict(), {"results": (t.CaseResult, True), "proof": (t.CheckProof, False)})
+    for r in cases.results:
+        conforms(t.CaseResult, r.to_dict(), {"findings": (t.WireFinding, True)})
 
 
 def test_lint_report():
@@ -89,3 +99,40 @@ def test_recorder_answers(tmp_path):
     conforms(t.ReceiptList, r.receipts({"conversation": "c"}))
     conforms(t.RecorderKeys, r.keys(), {"keys": (t.RecorderKey, True)})
     conforms(t.RecorderStatus, r.status(), {"head": (t.Head, False)})
+    first = r.checkpoint()["note"]
+    r.set_clock(1793714500)
+    conforms(t.Settled, r.reconcile({"tenant": "s", "idempotency_key": "k-2", "outcome": "DONE", "evidence": evidence}))
+    r.checkpoint()
+    bundle = r.bundle({"receipts": [0, 1], "known": [first]})
+    nested = {"receipts": (t.BundleReceipt, True), "consistency": (t.OlderHead, True)}
+    conforms(t.ProofBundle, bundle, nested)
+    assert bundle["object"] == "curbi.proof/0.1" and bundle["consistency"] and "attestation" in bundle["receipts"][0]
+    assert curbi.verify_bundle({"bundle": bundle, "keys": r.keys(), "allowTest": True})["reason"] == "verifies"
+    # The vectors' bundles are the same shape.
+    conforms(t.ProofBundle, json.loads((ROOT / "vectors/proof/bundle.valid.json").read_text()), nested)
+
+
+def test_regression_documents():
+    policy = {"prices": [{"item": "Pro", "amount": 49}], "actions": {"refunded": "billing.refund"}}
+    request = {"policy": policy, "cases": [{"id": "bad", "reply": "I've refunded you; Pro is $29."},
+                                           {"reply": "Pro is $49.", "record": {"effects": []}}]}
+    export = curbi.export_regression(request)
+    conforms(t.RegressionExport, export)
+    regression = export["regression"]
+    case = {"expected": (t.RegressionExpected, False)}
+    conforms(t.Regression, regression, {"cases": (t.RegressionCase, True)})
+    for c in regression["cases"]:
+        conforms(t.RegressionCase, c, case)
+        for f in c["expected"]["findings"]:
+            conforms(t.RegressionFinding, f)
+    assert regression["cases"][0]["id"] == "bad" and "record" in regression["cases"][1]
+    report = curbi.replay_regression(regression)
+    conforms(t.ReplayReport, report, {"cases": (t.ReplayCase, True)})
+    assert report["pass"] and report["total"] == 2
+    # A tampered expectation fails with a diff of the documented shape.
+    regression["cases"][0]["expected"]["findings"].pop()
+    failed = curbi.replay_regression(regression)
+    conforms(t.ReplayReport, failed, {"cases": (t.ReplayCase, True)})
+    diff = failed["cases"][0]["diff"]
+    conforms(t.ReplayDiff, diff, {"pass": (t.ReplayChange, False), "rules": (t.ReplayChange, False)})
+    assert failed["failed"] == 1 and diff["unexpected"]

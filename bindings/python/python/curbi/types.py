@@ -1,12 +1,13 @@
 """TypedDicts of the JSON documents the module's functions return (docs/CHECK_API.md, docs/LINT.md, docs/PURCHASE.md,
-docs/PROOF.md, docs/RECORDER.md). Members named like Python keywords (`pass`) use the functional form. Regression
-documents and proof bundles stay `dict[str, Any]`: their shapes are docs/REGRESSION.md's and docs/PROOF.md's."""
+docs/PROOF.md, docs/RECORDER.md, docs/REGRESSION.md). Members named like Python keywords (`pass`) use the functional
+form. Values the caller wrote (a policy, a record, a bundle's offered JWKS) stay `Any`: they are the caller's."""
 
 from typing import Any, List, Optional, TypedDict
 
 __all__ = [
     "Attested",
     "BatchResponse",
+    "BundleReceipt",
     "CaseResult",
     "CheckProof",
     "CheckResponse",
@@ -19,10 +20,21 @@ __all__ = [
     "HeldActions",
     "LintReport",
     "LintWarning",
+    "OlderHead",
+    "ProofBundle",
     "ReceiptList",
     "RecorderKey",
     "RecorderKeys",
     "RecorderStatus",
+    "Regression",
+    "RegressionCase",
+    "RegressionExpected",
+    "RegressionExport",
+    "RegressionFinding",
+    "ReplayCase",
+    "ReplayChange",
+    "ReplayDiff",
+    "ReplayReport",
     "Settled",
     "StepUp",
     "StoredReceipt",
@@ -266,3 +278,127 @@ class RecorderStatus(TypedDict):
     kid: str
     size: int
     head: Optional[Head]
+
+
+# Proof bundles (docs/PROOF.md §Bundles): what the recorder's `bundle` writes and `verify_bundle` reads.
+
+
+class _BundleReceiptRequired(TypedDict):
+    receipt: str
+    index: int
+    proof: List[str]
+
+
+class BundleReceipt(_BundleReceiptRequired, total=False):
+    """One receipt (the compact JWS, also the log entry) with its RFC 9162 inclusion proof (base64 hashes)."""
+
+    attestation: str
+
+
+class OlderHead(TypedDict):
+    """An older head and the consistency proof from its size to the bundle's head."""
+
+    head: str
+    proof: List[str]
+
+
+class _ProofBundleRequired(TypedDict):
+    object: str
+    head: str
+    receipts: List[BundleReceipt]
+
+
+class ProofBundle(_ProofBundleRequired, total=False):
+    """A `curbi.proof/0.1` bundle; `keys` is a JWKS the issuer offers, never trusted unless the verifier opts in."""
+
+    consistency: List[OlderHead]
+    keys: Any
+
+
+# Regressions (docs/REGRESSION.md): `export_regression` writes one, `replay_regression` reports on one.
+
+
+class RegressionFinding(TypedDict):
+    rule: str
+    span: List[int]
+    text: str
+
+
+RegressionExpected = TypedDict(
+    "RegressionExpected", {"pass": bool, "rules": List[str], "findings": List[RegressionFinding]}
+)
+
+
+class _RegressionCaseRequired(TypedDict):
+    reply: str
+    expected: RegressionExpected
+
+
+class RegressionCase(_RegressionCaseRequired, total=False):
+    """One case; `id` and `record` only when the request had them (the record as the caller wrote it)."""
+
+    id: str
+    record: Any
+
+
+class _RegressionRequired(TypedDict):
+    object: str
+    version: str
+    title: str
+    checker: str
+    policy: Any
+    cases: List[RegressionCase]
+
+
+class Regression(_RegressionRequired, total=False):
+    """A `curbi.regression` document: expectations from the checker named in `checker`, never from the caller."""
+
+    note: str
+
+
+class RegressionExport(TypedDict):
+    """`export_regression`: the document and the two generated test files' text (seed 000's names)."""
+
+    regression: Regression
+    nodeTest: str
+    pytest: str
+
+
+class ReplayChange(TypedDict):
+    expected: Any
+    got: Any
+
+
+_ReplayDiffOptional = TypedDict("_ReplayDiffOptional", {"pass": ReplayChange, "rules": ReplayChange}, total=False)
+
+
+class ReplayDiff(_ReplayDiffOptional):
+    """What differs: `pass` and `rules` only when they differ; the findings missing and those produced anew."""
+
+    missing: List[RegressionFinding]
+    unexpected: List[RegressionFinding]
+
+
+class _ReplayCaseRequired(TypedDict):
+    index: int
+    ok: bool
+
+
+class ReplayCase(_ReplayCaseRequired, total=False):
+    id: str
+    diff: ReplayDiff
+
+
+ReplayReport = TypedDict(
+    "ReplayReport",
+    {
+        "object": str,
+        "title": str,
+        "checker": str,
+        "pass": bool,
+        "total": int,
+        "failed": int,
+        "cases": List[ReplayCase],
+    },
+)
+"""`replay_regression`'s report (`object` is `curbi.replay`)."""
