@@ -37,7 +37,7 @@ addon=$node_dir/curbi.linux-x64-gnu.node
 [ -f "$addon" ] || { echo "dist: missing $addon: run bindings/node/test.sh (or npm run build there) first" >&2; exit 1; }
 pkg=$work/npm/curbi
 mkdir -p "$pkg"
-cp "$node_dir"/{package.json,index.js,index.d.ts,curbi.js,README.md,LICENSE} "$pkg/"
+cp "$node_dir"/{package.json,index.js,index.d.ts,documents.d.ts,curbi.js,README.md,LICENSE} "$pkg/"
 "$root/$node_dir/node_modules/.bin/napi" create-npm-dirs --cwd "$pkg" >/dev/null
 platform=$pkg/npm/linux-x64-gnu
 cp "$addon" LICENSE "$platform/"

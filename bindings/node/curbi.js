@@ -1,7 +1,7 @@
 'use strict'
-// The package's entry point: the loader napi-rs generates (index.js), with a message that says what to do when the
-// native addon is missing — instead of napi's "npm has a bug related to optional dependencies", which is wrong
-// for a clone that was never built.
+// The package's entry point: the loader (index.js), with a message that says what to do when the native addon is
+// missing — napi's own loader said "npm has a bug related to optional dependencies", which is wrong for a clone
+// that was never built.
 try {
   module.exports = require('./index.js')
 } catch (e) {
