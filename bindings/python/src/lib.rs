@@ -510,51 +510,38 @@ fn json_function<'py>(
     loads(py, &out)
 }
 
-/// Lints a policy: `{"valid", "errors", "warnings"}` (docs/LINT.md). An invalid policy is a report, not an error.
-#[pyfunction]
-fn validate_policy<'py>(py: Python<'py>, policy: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, policy, api::validate_policy_json)
+/// The functions that take one document and answer with one: each a `#[pyfunction]` over its `api::*_json` entry
+/// point, through [`json_function`] (the GIL released while the core works).
+macro_rules! json_functions {
+    ($($(#[doc = $doc:literal])* fn $name:ident($arg:ident) => $entry:path;)*) => {$(
+        $(#[doc = $doc])*
+        #[pyfunction]
+        fn $name<'py>(py: Python<'py>, $arg: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+            json_function(py, $arg, $entry)
+        }
+    )*};
 }
 
-/// Exports a check request as a CI regression: `{"regression", "nodeTest", "pytest"}` (docs/REGRESSION.md).
-#[pyfunction]
-fn export_regression<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, request, api::export_regression_json)
-}
-
-/// Replays a `curbi.regression` document with its pinned checker: the `curbi.replay` report.
-#[pyfunction]
-fn replay_regression<'py>(py: Python<'py>, regression: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, regression, api::replay_regression_json)
-}
-
-/// Decides a purchase: `{"mandate", "checkout", "ledger"?, "now"}` in, the ALLOW / DENY / STEP_UP decision out.
-/// Amounts are integers of minor units: a float such as `100.0` is a DENY, never rounded.
-#[pyfunction]
-fn verify_checkout<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, request, api::verify_checkout_json)
-}
-
-/// Decides an action: `{"grant", "action", "now"}` in, the decision out.
-#[pyfunction]
-fn verify_action<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, request, api::verify_action_json)
-}
-
-/// The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding), as a `str`: unpadded base64url of
-/// SHA-256 over its RFC 8785 form without `ap2`. Pass the checkout as JSON text to hash its numbers as written.
-#[pyfunction]
-fn checkout_digest<'py>(py: Python<'py>, checkout: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, checkout, api::checkout_digest_json)
-}
-
-/// Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
-/// `{"ok", "reason", "items", "head", "evidence", ...}` out, with the GIL released. The caller's `keys` are the
-/// trust anchor. A rejected bundle is a result with `ok: False`; only unreadable JSON raises. To verify many bundles
-/// under the same keys and options, read them once with `Verifier.compile`.
-#[pyfunction]
-fn verify_bundle<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    json_function(py, request, api::verify_bundle_json)
+json_functions! {
+    /// Lints a policy: `{"valid", "errors", "warnings"}` (docs/LINT.md). An invalid policy is a report, not an error.
+    fn validate_policy(policy) => api::validate_policy_json;
+    /// Exports a check request as a CI regression: `{"regression", "nodeTest", "pytest"}` (docs/REGRESSION.md).
+    fn export_regression(request) => api::export_regression_json;
+    /// Replays a `curbi.regression` document with its pinned checker: the `curbi.replay` report.
+    fn replay_regression(regression) => api::replay_regression_json;
+    /// Decides a purchase: `{"mandate", "checkout", "ledger"?, "now"}` in, the ALLOW / DENY / STEP_UP decision out.
+    /// Amounts are integers of minor units: a float such as `100.0` is a DENY, never rounded.
+    fn verify_checkout(request) => api::verify_checkout_json;
+    /// Decides an action: `{"grant", "action", "now"}` in, the decision out.
+    fn verify_action(request) => api::verify_action_json;
+    /// The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding), as a `str`: unpadded base64url of
+    /// SHA-256 over its RFC 8785 form without `ap2`. Pass the checkout as JSON text to hash its numbers as written.
+    fn checkout_digest(checkout) => api::checkout_digest_json;
+    /// Verifies a Proof of Action bundle offline: `{"bundle", "keys", "allowTest"?, "mode"?, "now"?, "known"?, ...}` in,
+    /// `{"ok", "reason", "items", "head", "evidence", ...}` out, with the GIL released. The caller's `keys` are the
+    /// trust anchor. A rejected bundle is a result with `ok: False`; only unreadable JSON raises. To verify many bundles
+    /// under the same keys and options, read them once with `Verifier.compile`.
+    fn verify_bundle(request) => api::verify_bundle_json;
 }
 
 /// A bundle verifier: the trust anchor and options read once (`Verifier.compile`), then any number of bundles

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::decision::{Decision, Reason, ReasonCode};
+use super::decision::{Decision, Reason, ReasonCode, Reasons};
 use super::read::{Reader, quote};
 use crate::money::Currency;
 use crate::pointer::member;
@@ -135,18 +135,13 @@ struct Ctx<'a> {
     out: Vec<Reason>,
 }
 
-impl Ctx<'_> {
-    fn push(
-        &mut self,
-        code: ReasonCode,
-        path: impl Into<String>,
-        expected: impl Into<String>,
-        actual: impl Into<String>,
-        message: impl Into<String>,
-    ) {
-        self.out.push(Reason::new(code, path, expected, actual, message));
+impl Reasons for Ctx<'_> {
+    fn reasons(&mut self) -> &mut Vec<Reason> {
+        &mut self.out
     }
+}
 
+impl Ctx<'_> {
     fn validity(&mut self) {
         let Some(g) = self.g else { return };
         if g.revoked {

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::decision::ReasonCode;
+use super::decision::{ReasonCode, Reasons};
 use super::mandate::{
     AmountRange, Mandate, MerchantRef, Recurrence, read_frequency, read_merchants, read_requirements,
 };

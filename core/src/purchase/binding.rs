@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::decision::ReasonCode;
+use super::decision::{ReasonCode, Reasons};
 use super::read::{Reader, quote, show};
 use crate::encoding::{decode_url, encode_url, sha256};
 use crate::error::Error;

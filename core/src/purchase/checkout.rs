@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::decision::ReasonCode;
+use super::decision::{ReasonCode, Reasons};
 use super::mandate::{Frequency, MerchantRef, read_frequency, read_merchant};
 use super::read::{Reader, quote, show};
 use super::ucp::{self, Term};

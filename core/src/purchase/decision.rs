@@ -205,6 +205,22 @@ pub struct Reason {
     pub message: String,
 }
 
+/// Something that collects reasons (the document readers and the rule passes): `push` builds one in place.
+pub(crate) trait Reasons {
+    fn reasons(&mut self) -> &mut Vec<Reason>;
+
+    fn push(
+        &mut self,
+        code: ReasonCode,
+        path: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.reasons().push(Reason::new(code, path, expected, actual, message));
+    }
+}
+
 impl Reason {
     pub fn new(
         code: ReasonCode,

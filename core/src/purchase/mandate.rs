@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::decision::ReasonCode;
+use super::decision::{ReasonCode, Reasons};
 use super::read::{Reader, quote, show};
 use crate::money::Currency;
 use crate::pointer::{element, member};

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::decision::{Reason, ReasonCode};
+use super::decision::{Reason, ReasonCode, Reasons};
 use crate::money::{self, AmountError, Currency, CurrencyError, MAX_SAFE};
 use crate::pointer::{element, member, type_name};
 use crate::time::{TimeError, Timestamp};
@@ -30,18 +30,13 @@ pub(crate) struct Reader {
     pub(crate) reasons: Vec<Reason>,
 }
 
-impl Reader {
-    pub(crate) fn push(
-        &mut self,
-        code: ReasonCode,
-        path: impl Into<String>,
-        expected: impl Into<String>,
-        actual: impl Into<String>,
-        message: impl Into<String>,
-    ) {
-        self.reasons.push(Reason::new(code, path, expected, actual, message));
+impl Reasons for Reader {
+    fn reasons(&mut self) -> &mut Vec<Reason> {
+        &mut self.reasons
     }
+}
 
+impl Reader {
     fn malformed(&mut self, path: &str, expected: &str, v: &Value) {
         let message = format!("expected {expected}, got {}", type_name(v));
         self.push(ReasonCode::Malformed, path, expected, show(v), message);

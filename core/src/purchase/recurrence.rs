@@ -3,7 +3,7 @@
 //! charge against the threshold, and the deferred payments a UCP payment term announces.
 
 use super::checkout::Recurring;
-use super::decision::ReasonCode;
+use super::decision::{ReasonCode, Reasons};
 use super::mandate::{Frequency, Mandate};
 use super::rules::Ctx;
 use super::totals::Located;

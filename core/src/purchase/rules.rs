@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::binding::{Binding, check_binding, read_checkout_mandate, read_keys};
 use super::checkout::{Beside, Checkout, Protocol, read_checkout};
-use super::decision::{Decision, Reason, ReasonCode};
+use super::decision::{Decision, Reason, ReasonCode, Reasons};
 use super::ledger::{Ledger, read_ledger};
 use super::mandate::{AcceptableItem, Mandate, read_mandate};
 use super::read::{Reader, quote};
@@ -31,18 +31,13 @@ pub(super) struct Ctx<'a> {
     pub(super) out: Vec<Reason>,
 }
 
-impl Ctx<'_> {
-    pub(super) fn push(
-        &mut self,
-        code: ReasonCode,
-        path: impl Into<String>,
-        expected: impl Into<String>,
-        actual: impl Into<String>,
-        message: impl Into<String>,
-    ) {
-        self.out.push(Reason::new(code, path, expected, actual, message));
+impl Reasons for Ctx<'_> {
+    fn reasons(&mut self) -> &mut Vec<Reason> {
+        &mut self.out
     }
+}
 
+impl Ctx<'_> {
     /// The currency amounts can be compared in: the mandate's, when the checkout's is the same.
     pub(super) fn money(&self) -> Option<Currency> {
         match (self.m?.currency, self.c?.currency) {

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::checkout::{Line, Payment, read_totals};
-use super::decision::ReasonCode;
+use super::decision::{ReasonCode, Reasons};
 use super::read::{Reader, quote, show};
 use crate::pointer::{element, member};
 use crate::time::Timestamp;
