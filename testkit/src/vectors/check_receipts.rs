@@ -80,6 +80,19 @@ fn refused(description: &str, reply: &str, record: Value, verify: &str, keys: Va
     case(description, request(reply, record, verify), Some(keys), response(trust, vec![f]))
 }
 
+/// A case whose one claim in `reply` states `stated`, which differs from the signed refund of USD 50.00.
+fn wrong_amount(description: &str, reply: &str, record: Value, verify: &str, stated: &str) -> Value {
+    let trust = if verify == "required" { SIGNED } else { CALLER };
+    let why = format!("The signed receipt for billing.refund is USD 50.00, not {stated}.");
+    one_finding(
+        description,
+        request(reply, record, verify),
+        keys(NOW),
+        trust,
+        ["receipt:mismatch", reply, stated, &why],
+    )
+}
+
 /// The bytes of `vectors/check/99-receipts.json`.
 pub fn check_receipts() -> (String, Vec<u8>) {
     let honest = Run::honest();
@@ -110,31 +123,28 @@ pub fn check_receipts() -> (String, Vec<u8>) {
         Some(keys(NOW)),
         response(SIGNED, vec![]),
     ));
-    let r = "Done — I've refunded you $500.";
-    cases.push(one_finding(
+    cases.push(wrong_amount(
         "Seed 000's question: a $500 claim when the signed receipt says $50 (5000 minor units of USD) is \
          receipt:mismatch at the amount, naming the signed value.",
-        request(r, with(&[&refund]), "required"),
-        keys(NOW),
-        SIGNED,
-        ["receipt:mismatch", r, "$500", "The signed receipt for billing.refund is USD 50.00, not $500."],
+        "Done — I've refunded you $500.",
+        with(&[&refund]),
+        "required",
+        "$500",
     ));
-    let r = "I've refunded you €50.";
-    cases.push(one_finding(
+    cases.push(wrong_amount(
         "The right number in another currency is still a mismatch: the receipt signs USD.",
-        request(r, with(&[&refund]), "optional"),
-        keys(NOW),
-        CALLER,
-        ["receipt:mismatch", r, "€50", "The signed receipt for billing.refund is USD 50.00, not €50."],
+        "I've refunded you €50.",
+        with(&[&refund]),
+        "optional",
+        "€50",
     ));
-    let r = "I refunded you — $500 in total.";
-    cases.push(one_finding(
+    cases.push(wrong_amount(
         "The amount may follow the claim in the next clause of its sentence (an aside after a dash or a comma): \
          it is still the claim's, and still judged against the receipt.",
-        request(r, with(&[&refund]), "required"),
-        keys(NOW),
-        SIGNED,
-        ["receipt:mismatch", r, "$500", "The signed receipt for billing.refund is USD 50.00, not $500."],
+        "I refunded you — $500 in total.",
+        with(&[&refund]),
+        "required",
+        "$500",
     ));
     let r = "I've refunded you, and Pro is $49 a month.";
     cases.push(case(
