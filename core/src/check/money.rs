@@ -68,6 +68,12 @@ fn dollar_prefix(letters: &str) -> Option<Currency> {
 /// Upper-case codes must be written in capitals (so "try" or "all" in prose never count); the words
 /// and the codes that are not English words are matched in any case.
 fn code_currency(word: &str) -> Option<Currency> {
+    // Most words are prose: only a capital, or the first letter of `usd`, `eur` and `tl`, can open a code, and
+    // codes are two or three letters (this test is cheaper than the comparisons below).
+    let b = word.as_bytes();
+    if !(2..=3).contains(&b.len()) || !(b[0].is_ascii_uppercase() || matches!(b[0], b'u' | b'e' | b't')) {
+        return None;
+    }
     Some(match word {
         "USD" | "usd" | "Usd" => Currency::Usd,
         "EUR" | "eur" | "Eur" => Currency::Other("EUR"),
