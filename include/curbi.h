@@ -191,6 +191,16 @@ curbi_status curbi_verify_checkout(const uint8_t *request_json,
                                    curbi_bytes **error_out);
 
 /*
+ A YAML document in (docs/YAML.md: a policy as most teams write it), the compact JSON text it stands for out, to
+ pass wherever a JSON document goes: numbers keep their digits, and what the strict reader refuses is refused
+ here with its code and pointer (a repeated key, an alias, a tag, `.inf`, a second document).
+ */
+curbi_status curbi_yaml_to_json(const uint8_t *yaml,
+                                size_t yaml_len,
+                                curbi_bytes **result_out,
+                                curbi_bytes **error_out);
+
+/*
  Decides an action: `{"grant", "action", "now"}` in, the decision document out (docs/PURCHASE.md).
  */
 curbi_status curbi_verify_action(const uint8_t *request_json,

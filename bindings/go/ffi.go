@@ -256,6 +256,13 @@ func checkoutDigest(checkout []byte) ([]byte, error) {
 	}, checkout)
 }
 
+// yamlToJSON calls curbi_yaml_to_json: the JSON text a YAML document stands for.
+func yamlToJSON(yaml []byte) ([]byte, error) {
+	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
+		return C.curbi_yaml_to_json(p, n, r, e)
+	}, yaml)
+}
+
 // verifyAction calls curbi_verify_action: the action decision document.
 func verifyAction(request []byte) ([]byte, error) {
 	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {

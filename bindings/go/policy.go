@@ -145,3 +145,11 @@ func (p *Policy) finalize() {
 	p.h.leak.report()
 	_ = p.Close()
 }
+
+// YAMLToJSON converts a YAML document (a policy as most teams write it; docs/YAML.md) to the compact JSON text it
+// stands for, to pass wherever this package takes JSON: CompilePolicy(YAMLToJSON(policyYAML)). Numbers keep their
+// digits; what the strict reader refuses is an *Error with its code and path (a repeated key is duplicate_member,
+// an alias, a tag, .inf or a second document invalid_json).
+func YAMLToJSON(yaml []byte) (json.RawMessage, error) {
+	return yamlToJSON(yaml)
+}

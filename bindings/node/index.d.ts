@@ -178,3 +178,11 @@ export declare function verifyCheckout(request: object | string): Decision
 
 /** The library version, e.g. "0.1.0". */
 export declare function version(): string
+
+/**
+ * Converts a YAML document (docs/YAML.md) to the compact JSON text it stands for, to pass wherever a JSON document
+ * goes: `compilePolicy(yamlToJson(readFileSync('policy.yaml', 'utf8')))`. Numbers keep their digits; what the strict
+ * reader refuses throws a `CurbiError` with its code and path (a repeated key is `duplicate_member`; an alias, a
+ * tag, `.inf` or a second document `invalid_json`).
+ */
+export declare function yamlToJson(yaml: string): string

@@ -42,6 +42,8 @@ export declare function verifyCheckout(request: object | string): Decision
 /** Action check (docs/PURCHASE.md): `{grant, action, now}`. */
 export declare function verifyAction(request: object | string): Decision
 export declare function checkoutDigest(checkout: object | string): string
+/** A YAML document (docs/YAML.md) as the compact JSON text it stands for: `compilePolicy(yamlToJson(text))`. */
+export declare function yamlToJson(yaml: string): string
 
 /** Verifies a bundle offline against the keys you trust, with every option of the native verifier. */
 export declare function verifyBundle(bundle: ProofBundle | string, options: VerifyOptions | string): Promise<Verification>

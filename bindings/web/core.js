@@ -174,6 +174,14 @@ export const verifyAction = single(wasm.verifyAction, 'request')
 /** The `checkout_digest` a mandate pins for a checkout (docs/PURCHASE.md §Binding). */
 export const checkoutDigest = single(wasm.checkoutDigest, 'checkout')
 
+/** Converts a YAML document (a string; docs/YAML.md) to the compact JSON text it stands for, to pass wherever a JSON
+ * document goes: `compilePolicy(yamlToJson(text))`. Numbers keep their digits; what the strict reader refuses throws
+ * a `CurbiError` with its code and path. */
+export function yamlToJson(yaml) {
+  if (typeof yaml !== 'string') throw new CurbiError(`yaml must be a string, got ${typeName(yaml)}`, 'invalid_type', '')
+  return call(wasm.yamlToJson, yaml)
+}
+
 /**
  * Verifies a Proof of Action bundle offline (docs/PROOF.md) against `options` = `{keys, allowTest?, mode?, now?,
  * known?, trustBundleKeys?, witnesses?}`, every option of the native verifier. Resolves with `{ok, reason, items,

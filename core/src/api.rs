@@ -225,6 +225,16 @@ pub fn checkout_digest_json(checkout: &[u8]) -> Result<String> {
     checkout_digest(checkout).map(|digest| Value::String(digest).to_string())
 }
 
+/// A YAML document (docs/YAML.md) in, the compact JSON text it stands for out: numbers keep their digits, and what
+/// the strict reader refuses is refused here with its code and pointer (a repeated key is `duplicate_member`;
+/// aliases, tags, `.inf`, a second document are `invalid_json`), so the text can go wherever a JSON document goes.
+#[cfg(feature = "yaml")]
+pub fn yaml_to_json(yaml: &[u8]) -> Result<String> {
+    let text = crate::yaml::to_json(json::utf8(yaml)?)?;
+    json::read_str(&text)?;
+    Ok(text)
+}
+
 /// Action check in one call (docs/PURCHASE.md): `{"grant", "action", "now"}` in, the decision out.
 pub fn verify_action_json(request: &[u8]) -> Result<String> {
     Ok(crate::purchase::verify_action_request(&json::read(request)?).to_json_string())

@@ -304,6 +304,19 @@ pub extern "C" fn curbi_verify_checkout(
     json_call(request_json, request_len, result_out, error_out, api::verify_checkout_json)
 }
 
+/// A YAML document in (docs/YAML.md: a policy as most teams write it), the compact JSON text it stands for out, to
+/// pass wherever a JSON document goes: numbers keep their digits, and what the strict reader refuses is refused
+/// here with its code and pointer (a repeated key, an alias, a tag, `.inf`, a second document).
+#[unsafe(no_mangle)]
+pub extern "C" fn curbi_yaml_to_json(
+    yaml: *const u8,
+    yaml_len: usize,
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+) -> curbi_status {
+    json_call(yaml, yaml_len, result_out, error_out, api::yaml_to_json)
+}
+
 /// Decides an action: `{"grant", "action", "now"}` in, the decision document out (docs/PURCHASE.md).
 #[unsafe(no_mangle)]
 pub extern "C" fn curbi_verify_action(

@@ -285,6 +285,23 @@ pub fn checkout_digest(env: Env, checkout: Unknown) -> napi::Result<Unknown<'sta
     json_call(&env, checkout, "checkout", api::checkout_digest_json)
 }
 
+/// Converts a YAML document (docs/YAML.md) to the compact JSON text it stands for, to pass wherever a JSON document
+/// goes: `compilePolicy(yamlToJson(readFileSync('policy.yaml', 'utf8')))`. Numbers keep their digits; what the strict
+/// reader refuses throws a `CurbiError` with its code and path (a repeated key is `duplicate_member`; an alias, a
+/// tag, `.inf` or a second document `invalid_json`).
+#[napi(ts_args_type = "yaml: string", ts_return_type = "string")]
+pub fn yaml_to_json(env: Env, yaml: Unknown) -> napi::Result<String> {
+    let run = || {
+        let internal = |e: napi::Error| Error::new(Code::Internal, "", e.to_string());
+        let text = match yaml.get_type().map_err(internal)? {
+            ValueType::String => String::from_unknown(yaml).map_err(internal)?,
+            _ => return Err(Error::new(Code::InvalidType, "", "yaml must be a string")),
+        };
+        api::yaml_to_json(text.as_bytes())
+    };
+    guarded(run).map_err(|e| js_error(&env, e))
+}
+
 /// Verifies a Proof of Action bundle offline (docs/PROOF.md) on the libuv thread pool: `{bundle, keys, allowTest?,
 /// mode?, now?, known?, ...}` in, `{ok, reason, items, head, evidence, ...}` out. The caller's `keys` are the trust
 /// anchor. A rejected bundle resolves with `ok: false` and its reason; only text that is not JSON rejects. To verify

@@ -544,6 +544,19 @@ json_functions! {
     fn verify_bundle(request) => api::verify_bundle_json;
 }
 
+/// Converts a YAML document (`str` or `bytes`; docs/YAML.md) to the compact JSON text it stands for, to pass wherever
+/// a JSON document goes: `Policy.compile(yaml_to_json(open("policy.yaml").read()))`. Numbers keep their digits;
+/// what the strict reader refuses raises `ValidationError` with its code and path (a repeated key is
+/// `duplicate_member`; an alias, a tag, `.inf` or a second document `invalid_json`).
+#[pyfunction]
+fn yaml_to_json(py: Python<'_>, yaml: &Bound<'_, PyAny>) -> PyResult<String> {
+    let bytes = match yaml.cast::<pyo3::types::PyBytes>() {
+        Ok(b) => b.as_bytes().to_vec(),
+        Err(_) => string_argument(py, yaml, "")?.into_bytes(),
+    };
+    py.detach(|| api::yaml_to_json(&bytes)).map_err(|e| raise(py, e))
+}
+
 /// A bundle verifier: the trust anchor and options read once (`Verifier.compile`), then any number of bundles
 /// verified with it. Immutable and thread-safe: share one across threads.
 #[pyclass(frozen, module = "curbi._native")]
@@ -609,6 +622,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify_action, m)?)?;
     m.add_function(wrap_pyfunction!(checkout_digest, m)?)?;
     m.add_function(wrap_pyfunction!(verify_bundle, m)?)?;
+    m.add_function(wrap_pyfunction!(yaml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(error_codes, m)?)?;
     m.add("CURRENT_CHECKER_VERSION", CheckerVersion::CURRENT.as_str())?;
     Ok(())

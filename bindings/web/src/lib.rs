@@ -84,6 +84,12 @@ json_exports! {
     verifyRequest => verify_request: api::verify_bundle_json;
 }
 
+/// A YAML document in, the compact JSON text it stands for out (docs/YAML.md).
+#[wasm_bindgen(js_name = yamlToJson)]
+pub fn yaml_to_json(yaml: &str) -> Result<String, String> {
+    api::yaml_to_json(yaml.as_bytes()).map_err(error_text)
+}
+
 /// Proof of Action with the bundle and the options as two documents (as `curbi verify` reads them).
 #[wasm_bindgen(js_name = verifyBundleParts)]
 pub fn verify_bundle_parts(bundle: &str, options: &str) -> Result<String, String> {

@@ -133,3 +133,15 @@ test('receipts in checks: receipt keys as configuration; without `now`, the host
     (e) => e instanceof curbi.CurbiError && e.code === 'unsupported' && e.path === '/record/receipts',
   )
 })
+
+test('yamlToJson: vectors/yaml/conversions.json, byte for byte', () => {
+  const doc = JSON.parse(readFileSync(new URL('../../../vectors/yaml/conversions.json', import.meta.url), 'utf8'))
+  assert.ok(doc.cases.length >= 10)
+  for (const c of doc.cases) {
+    if ('json' in c) assert.equal(curbi.yamlToJson(c.yaml), c.json, c.description)
+    else assert.throws(() => curbi.yamlToJson(c.yaml), (e) => e.code === c.error.code && e.path === c.error.path, c.description)
+  }
+  const policy = curbi.compilePolicy(curbi.yamlToJson('prices:\n  - item: Pro\n    amount: 49\n'))
+  assert.equal(policy.check('Pro is $49.').pass, true)
+  assert.throws(() => curbi.yamlToJson(42), (e) => e.code === 'invalid_type')
+})

@@ -388,6 +388,22 @@ static int digest_case(const jvalue *group, const jvalue *c, const char *where) 
   return finish(ok, where, s, out, err);
 }
 
+/* vectors/yaml/: the exact JSON text, or the error's code and path. */
+static int yaml_case(const jvalue *group, const jvalue *c, const char *where) {
+  (void)group;
+  const jvalue *yaml = json_get(c, "yaml"), *want = json_get(c, "json"), *want_error = json_get(c, "error");
+  curbi_bytes *out = NULL, *err = NULL;
+  curbi_status s = curbi_yaml_to_json(u8(yaml->str), yaml->str_len, &out, &err);
+  int ok;
+  if (want_error) {
+    ok = s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, want_error);
+  } else {
+    ok = s == CURBI_STATUS_OK && out && want && curbi_bytes_len(out) == want->str_len &&
+         !memcmp(curbi_bytes_data(out), want->str, want->str_len);
+  }
+  return finish(ok, where, s, out, err);
+}
+
 static void run_proof_cases(const char *dir, const char *label, int (*run)(const jvalue *doc, const char *where)) {
   char path[1200];
   snprintf(path, sizeof path, "%s/cases.json", dir);
@@ -1078,6 +1094,8 @@ int main(int argc, char **argv) {
   run_group(dir, "documents", documents_case);
   snprintf(dir, sizeof dir, "%s/checkout_digest", root);
   run_group(dir, "checkout_digest", digest_case);
+  snprintf(dir, sizeof dir, "%s/yaml", root);
+  run_group(dir, "yaml", yaml_case);
   snprintf(dir, sizeof dir, "%s/proof", root);
   run_proof_cases(dir, "proof", proof_case);
   run_proof_cases(dir, "proof (verifier handle)", verifier_case);

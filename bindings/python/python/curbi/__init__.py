@@ -47,6 +47,7 @@ from ._native import (
     verify_bundle,
     verify_checkout,
     version,
+    yaml_to_json,
 )
 
 __all__ = [
@@ -72,5 +73,6 @@ __all__ = [
     "verify_bundle",
     "verify_checkout",
     "version",
+    "yaml_to_json",
 ]
 __version__ = version()
