@@ -902,6 +902,23 @@ impl BrowserGate {
         self.prove_with(policy, registry, proposal, |_| {})
     }
 
+    /// [`BrowserGate::prove`] over JSON: a request `{policy, registry, proposal}` in (read strictly; paths
+    /// `/policy/...`, `/registry/...`, `/proposal/...`), `{"proof", "trust", "decision"}` out, the decision being
+    /// the action check's document. The entry `@curbi/web`'s `createBrowserGate` marshals to.
+    pub fn prove_json(&mut self, request: &[u8]) -> Result<String, Error> {
+        let value = crate::json::read(request)?;
+        let obj = object(&value, "", "a request {policy, registry, proposal}")?;
+        no_unknown(obj, "", &["policy", "registry", "proposal"], "a gate request")?;
+        let (policy, registry, proposal) =
+            (required(obj, "", "policy")?, required(obj, "", "registry")?, required(obj, "", "proposal")?);
+        let proved = self.prove(policy, registry, proposal)?;
+        let mut out = Map::new();
+        out.insert("proof".into(), proved.proof);
+        out.insert("trust".into(), proved.trust);
+        out.insert("decision".into(), proved.decision.to_json());
+        Ok(Value::Object(out).to_string())
+    }
+
     /// [`BrowserGate::prove`] with the payload changed before it is signed: a gate breaking its own rules, for
     /// the conformance vectors only.
     #[cfg(feature = "misbehave")]
