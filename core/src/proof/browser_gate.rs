@@ -899,7 +899,7 @@ impl BrowserGate {
     /// (with a consistency proof from the previous head, if any) and the trust document that pins this gate, these
     /// documents, the previous head and `at` = the result's issue time.
     pub fn prove(&mut self, policy: &Value, registry: &Value, proposal: &Value) -> Result<Proved, Error> {
-        self.prove_with(policy, registry, proposal, |_| {})
+        self.prove_with([policy, registry, proposal], |_| {})
     }
 
     /// [`BrowserGate::prove`] over JSON: a request `{policy, registry, proposal}` in (read strictly; paths
@@ -919,26 +919,15 @@ impl BrowserGate {
         Ok(Value::Object(out).to_string())
     }
 
-    /// [`BrowserGate::prove`] with the payload changed before it is signed: a gate breaking its own rules, for
-    /// the conformance vectors only.
+    /// [`BrowserGate::prove`] of `[policy, registry, proposal]` with the payload changed before it is signed: a gate
+    /// breaking its own rules, for the conformance vectors only.
     #[cfg(feature = "misbehave")]
-    pub fn misbehave_prove(
-        &mut self,
-        policy: &Value,
-        registry: &Value,
-        proposal: &Value,
-        edit: impl FnOnce(&mut GateResult),
-    ) -> Result<Proved, Error> {
-        self.prove_with(policy, registry, proposal, edit)
+    pub fn misbehave_prove(&mut self, docs: [&Value; 3], edit: impl FnOnce(&mut GateResult)) -> Result<Proved, Error> {
+        self.prove_with(docs, edit)
     }
 
-    fn prove_with(
-        &mut self,
-        policy: &Value,
-        registry: &Value,
-        proposal: &Value,
-        edit: impl FnOnce(&mut GateResult),
-    ) -> Result<Proved, Error> {
+    fn prove_with(&mut self, docs: [&Value; 3], edit: impl FnOnce(&mut GateResult)) -> Result<Proved, Error> {
+        let [policy, registry, proposal] = docs;
         let docs = Documents::read((proposal, "/proposal"), (policy, "/policy"), (registry, "/registry"))?;
         let decision = docs.decide();
         let exp = docs.now.saturating_add(self.lifetime).min(MAX_UNIX_SECONDS);

@@ -113,7 +113,7 @@ pub(super) fn cases() -> Vec<Case> {
     );
     let mut liar = gate(test_key(), "0.1.0");
     let lie = liar
-        .misbehave_prove(&policy(), &registry(), &proposal(50_000, 1), |r: &mut GateResult| {
+        .misbehave_prove([&policy(), &registry(), &proposal(50_000, 1)], |r: &mut GateResult| {
             r.decision = "ALLOW".into();
             r.reasons.clear();
         })
