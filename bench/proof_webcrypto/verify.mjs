@@ -259,6 +259,9 @@ function readRequest(text) {
   if (!isObject(request)) throw malformed('the request is not an object')
   for (const name of Object.keys(request)) if (!OPTIONS.has(name)) throw malformed(`/${name}: unknown option`)
   const { bundle, keys, allowTest = false, mode = 'archival', known = [], trustBundleKeys = false, witnesses } = request
+  if (isObject(keys) && keys.object === 'curbi.browser.gate-trust.v1') {
+    throw new Refusal('unsupported', 'browser gate proofs (docs/PROOF.md) are not implemented here')
+  }
   if (typeof allowTest !== 'boolean') throw malformed('/allowTest')
   if (!['archival', 'fresh'].includes(mode)) throw malformed('/mode')
   if (mode !== 'archival' || !Array.isArray(known) || known.length > 0 || trustBundleKeys !== false || witnesses !== undefined) {

@@ -45,14 +45,103 @@ export declare function checkoutDigest(checkout: object | string): string
 /** A YAML document (docs/YAML.md) as the compact JSON text it stands for: `compilePolicy(yamlToJson(text))`. */
 export declare function yamlToJson(yaml: string): string
 
-/** Verifies a bundle offline against the keys you trust, with every option of the native verifier. */
+/** Verifies a bundle offline against the keys you trust, with every option of the native verifier; a gate proof
+ * against its trust document (docs/PROOF.md §Browser gate proofs). */
+export declare function verifyBundle(bundle: GateProof, options: GateVerifyOptions): Promise<GateVerification>
 export declare function verifyBundle(bundle: ProofBundle | string, options: VerifyOptions | string): Promise<Verification>
 /** `verifyBundle` with one request document `{bundle, keys, ...}` (the MCP tool's arguments). */
+export declare function verifyRequest(request: GateVerifyRequest): Promise<GateVerification>
 export declare function verifyRequest(request: VerifyBundleRequest | string): Promise<Verification>
 /** A verifier with keys and options read once. */
 export declare class Verifier {
   private constructor()
-  verify(bundle: ProofBundle | string): Promise<Verification>
+  verify(bundle: ProofBundle | GateProof | string): Promise<Verification>
   free(): void
 }
-export declare function createVerifier(options: VerifyOptions | string): Verifier
+export declare function createVerifier(options: VerifyOptions | GateVerifyOptions | string): Verifier
+
+/** The proposed action a browser gate decides: the action check's `action` at `now` (RFC 3339). */
+export interface GateProposal {
+  action: { agent: string; operation: string; resource: string; amount?: number; currency?: string; at?: string }
+  now: string
+}
+/** The grant's state as the gate records it. */
+export interface GateRegistry {
+  used?: number
+  revoked?: boolean
+}
+/** What a gate decides on: the policy is an action-check grant without `used` and `revoked`. */
+export interface GateRequest {
+  policy: Record<string, unknown>
+  registry: GateRegistry
+  proposal: GateProposal
+}
+/** A `curbi.browser.gate-proof.v1` wrapper. */
+export interface GateProof {
+  object: 'curbi.browser.gate-proof.v1'
+  proposal: GateProposal
+  policy: Record<string, unknown>
+  registry: GateRegistry
+  /** `curbi-gate-result-v1.<payload>.<signature>.<kid>`, also the log entry. */
+  result: string
+  head: string
+  index: number
+  proof: string[]
+  consistency?: Array<{ head: string; proof: string[] }>
+}
+/** The `curbi.browser.gate-trust.v1` document a verifier pins (as `keys`). */
+export interface GateTrust {
+  object: 'curbi.browser.gate-trust.v1'
+  identity: { keys: Array<Record<string, unknown>> }
+  /** SHA-256 hex of the RFC 8785 forms of the policy and the registry. */
+  policy: string
+  registry: string
+  minVersion: string
+  log: string
+  previous?: string
+  /** RFC 3339: the archival instant. */
+  at: string
+}
+export interface GateVerifyOptions {
+  keys: GateTrust
+  allowTest?: boolean
+  mode?: 'archival'
+  now?: string
+  known?: string[]
+}
+export interface GateVerifyRequest extends GateVerifyOptions {
+  bundle: GateProof
+}
+/** The signed result's members, once its signature verified. */
+export interface GateResult {
+  gate: string
+  policy: string
+  registry: string
+  proposal: string
+  decision: 'ALLOW' | 'DENY' | 'STEP_UP'
+  reasons: string[]
+  iat: number
+  exp: number
+}
+/** The bundle verifier's document, with one item (the result); two reasons of its own. */
+export interface GateVerification extends Omit<Verification, 'reason' | 'items'> {
+  reason: Verification['reason'] | 'gate_not_pinned' | 'decision_mismatch'
+  items: Array<{ ok: boolean; reason: string; message: string; leaf: number; digest: string; kid: string; result?: GateResult }>
+}
+/** What `BrowserGate.prove` returns. */
+export interface GateProved {
+  proof: GateProof
+  trust: GateTrust
+  decision: Decision
+}
+/** A gate deciding in the page with a test key; its log lives as long as the object. */
+export declare class BrowserGate {
+  private constructor()
+  prove(request: GateRequest | string): GateProved
+  identity(): { keys: Array<Record<string, unknown>> }
+  free(): void
+}
+/** The log a gate made without `log` writes to. */
+export declare const DEFAULT_GATE_LOG: string
+/** A gate with a fresh test key from `crypto.getRandomValues`. */
+export declare function createBrowserGate(options?: { log?: string }): BrowserGate

@@ -216,3 +216,47 @@ export class Verifier {
 export function createVerifier(options) {
   return new Verifier(call(wasm.createVerifier, documentText(options, 'options')))
 }
+
+/**
+ * A browser gate (docs/PROOF.md §Browser gate proofs): decides proposed actions in the page with the action check
+ * and proves each decision, signed with its test key and logged in its small in-memory log.
+ */
+export class BrowserGate {
+  #inner
+  constructor(inner) {
+    this.#inner = inner
+  }
+  /**
+   * Decides `proposal` (`{action, now}`) against `policy` (an action-check grant without `used` and `revoked`) and
+   * `registry` (`{used?, revoked?}`), signs the result at `now`, logs it, signs the new head, and returns
+   * `{proof, trust, decision}`: the `curbi.browser.gate-proof.v1` wrapper, the `curbi.browser.gate-trust.v1` document
+   * a verifier pins for it, and the action check's decision.
+   */
+  prove(request) {
+    return parsed((r) => this.#inner.prove(r), documentText(request, 'request'))
+  }
+  /** The gate's identity: the JWKS of its test key (`curbi:test`). */
+  identity() {
+    return JSON.parse(call(() => this.#inner.identity()))
+  }
+  free() {
+    this.#inner.free()
+  }
+}
+
+/** The log a gate made without `log` writes to. */
+export const DEFAULT_GATE_LOG = 'curbi-checkpoint-v1.localhost/browser-gate'
+
+/**
+ * A gate with a fresh test key: 32 bytes from `crypto.getRandomValues`, wiped once the key is made. `log` is the
+ * origin of its log (`curbi-checkpoint-v1.<name>`). Every proof it makes verifies only with `allowTest`.
+ */
+export function createBrowserGate(options = {}) {
+  const seed = new Uint8Array(32)
+  globalThis.crypto.getRandomValues(seed)
+  try {
+    return new BrowserGate(call(wasm.createBrowserGate, seed, options.log ?? DEFAULT_GATE_LOG))
+  } finally {
+    seed.fill(0)
+  }
+}

@@ -214,3 +214,24 @@ fn verify_exit_two_for_unreadable_input() {
     assert_eq!(status(&curbi(&["verify", s(&bundle), "--keys", s(&keys), "--frobnicate"])), 2);
     assert_eq!(status(&curbi(&["vectors", "--frobnicate"])), 2);
 }
+
+/// A browser gate proof (docs/PROOF.md §Browser gate proofs) with its trust document as `--keys`: exit 0 when it
+/// verifies, 1 when it is rejected, 2 when the trust document cannot be used (the caller's input).
+#[test]
+fn verify_reads_a_gate_proof_with_its_trust_document() {
+    for (name, want, reason) in [
+        ("gate-valid", 0, "verifies"),
+        ("gate-tampered-decision", 1, "decision_mismatch"),
+        ("gate-malformed-unknown-member", 1, "malformed"),
+        ("gate-malformed-trust-without-at", 2, "malformed"),
+    ] {
+        let f = vector_files(name);
+        let o = curbi(&["verify", s(&f.bundle), "--keys", s(&f.keys), "--allow-test"]);
+        assert_eq!(status(&o), want, "{name}: {}", String::from_utf8_lossy(&o.stdout));
+        assert_eq!(result(&o)["reason"], reason, "{name}");
+    }
+    // Without --allow-test the gate's test key is not trusted.
+    let f = vector_files("gate-valid");
+    let o = curbi(&["verify", s(&f.bundle), "--keys", s(&f.keys)]);
+    assert_eq!((status(&o), result(&o)["reason"].as_str()), (1, Some("no_trusted_keys")));
+}

@@ -39,7 +39,7 @@ const SEED: [(&str, &str); 16] = [
     ("key-window", "checkpoint_key_not_valid_at_issue"),
 ];
 
-const REASONS: [&str; 13] = [
+const REASONS: [&str; 15] = [
     "verifies",
     "no_trusted_keys",
     "bad_signature",
@@ -53,9 +53,12 @@ const REASONS: [&str; 13] = [
     "expired",
     "checkpoint_key_not_valid_at_issue",
     "malformed",
+    "gate_not_pinned",
+    "decision_mismatch",
 ];
 
-/// The verifier's reasons are exactly the seed's words plus `malformed`, in order, and serialize as those words.
+/// The verifier's reasons are exactly the seed's words plus `malformed`, then the two of browser gate proofs
+/// (docs/PROOF.md §Browser gate proofs), in order, and serialize as those words.
 #[test]
 fn the_verifier_speaks_the_seed_reasons() {
     use curbi::proof::verify::Reason;
@@ -137,6 +140,10 @@ fn proof_vectors() {
             let mut given: Vec<&Value> = input["known"].as_array().map(|k| k.iter().collect()).unwrap_or_default();
             for c in input["bundle"]["consistency"].as_array().into_iter().flatten() {
                 given.push(&c["head"]);
+            }
+            // A gate proof's trust document carries the head seen before as `previous`.
+            if let Some(previous) = input["keys"].get("previous") {
+                given.push(previous);
             }
             if heads.len() != 2 || heads[0] != input["bundle"]["head"] || !given.contains(&&heads[1]) {
                 problems.push(format!("a fork's evidence is the bundle's head and the other signed head: {heads:?}"));

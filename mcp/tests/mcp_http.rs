@@ -771,3 +771,28 @@ async fn repeated_members_are_refused() {
     assert_eq!(reply.rpc_error(), -32700);
     assert!(reply.json()["error"]["message"].as_str().is_some_and(|m| m.contains("/method")), "{}", reply.json());
 }
+
+/// Browser gate proofs through the public verify_bundle tool, as its description promises (seed 000): the shared
+/// vectors' verdicts (docs/PROOF.md §Browser gate proofs); an unreadable wrapper is a tool error.
+#[tokio::test]
+async fn browser_gate_proofs_through_verify_bundle() {
+    let addr = start(open_config()).await;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/proof");
+    for (i, (name, reason)) in [
+        ("gate-valid", "verifies"),
+        ("gate-tampered-decision", "decision_mismatch"),
+        ("gate-previous-forked", "fork_detected"),
+        ("gate-production-key-refused", "no_trusted_keys"),
+        ("gate-malformed-unknown-member", "malformed"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).expect("vector");
+        let input = serde_json::from_str::<Value>(&text).expect("json")["input"].clone();
+        let (v, is_error) = tool_result(&legacy(addr, &call(i as u64 + 1, "verify_bundle", input), &[]).await);
+        assert_eq!(v["reason"], reason, "{name}: {v}");
+        assert_eq!(v["ok"], reason == "verifies", "{name}");
+        assert_eq!(is_error, reason == "malformed", "{name}: only unreadable input is a tool error");
+    }
+}

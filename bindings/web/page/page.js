@@ -1,6 +1,6 @@
 // The static verifier page: no server logic. Bundles are verified in a module Web Worker (../worker.js) so a large
 // one does not block the page; replies are checked on the page. Every verdict is the core's, through @curbi/web.
-import { CurbiError, compilePolicy, version } from '../index.js'
+import { CurbiError, compilePolicy, createBrowserGate, version } from '../index.js'
 
 const $ = (id) => document.getElementById(id)
 
@@ -159,6 +159,71 @@ $('check-button').addEventListener('click', () => {
     $('highlighted').replaceChildren()
     $('findings').replaceChildren()
   }
+})
+
+// The browser gate: one per tab, so its log grows with each proof and each trust document pins the head before.
+let gate = null
+let lastProof = null
+
+function showGateVerdict(result, what) {
+  const verdict = $('gate-verdict')
+  verdict.dataset.ok = String(result.ok)
+  verdict.dataset.reason = result.reason
+  verdict.className = result.ok ? 'good' : 'bad'
+  verdict.replaceChildren(
+    el('strong', { textContent: `${what}: ${result.ok ? 'verifies' : `rejected, ${result.reason}`}` }),
+    el('span', { textContent: ` ${result.message}${result.path ? ` (at ${result.path})` : ''}` }),
+  )
+}
+
+async function verifyGateProof(proof, trust, what) {
+  const verdict = $('gate-verdict')
+  verdict.dataset.ok = ''
+  verdict.className = 'busy'
+  verdict.textContent = 'Verifying…'
+  showGateVerdict(await inWorker('verifyBundle', JSON.stringify(proof), JSON.stringify({ keys: trust, allowTest: true })), what)
+}
+
+$('gate-button').addEventListener('click', async () => {
+  const decision = $('gate-decision')
+  try {
+    gate ??= createBrowserGate()
+    const proposal = `{"action":${$('gate-action').value.trim()},"now":${JSON.stringify(new Date().toISOString())}}`
+    // JSON text as written, so the core's strict reader judges each document.
+    const request = `{"policy":${$('gate-policy').value.trim()},"registry":${$('gate-registry').value.trim()},"proposal":${proposal}}`
+    const made = gate.prove(request)
+    lastProof = made
+    decision.className = made.decision.decision === 'ALLOW' ? 'good' : 'bad'
+    decision.dataset.decision = made.decision.decision
+    decision.textContent = `The gate decided ${made.decision.decision}` +
+      (made.decision.reasons.length ? `: ${made.decision.reasons.map((r) => r.code).join(', ')}` : '') +
+      ` and logged it at index ${made.proof.index}.`
+    $('gate-proof').textContent = JSON.stringify(made.proof, null, 2)
+    $('gate-trust').textContent = JSON.stringify(made.trust, null, 2)
+    $('gate-tamper-button').disabled = false
+    $('gate-load-button').disabled = false
+    await verifyGateProof(made.proof, made.trust, 'The proof')
+  } catch (e) {
+    decision.className = 'bad'
+    decision.dataset.decision = 'error'
+    decision.textContent = `Cannot prove: ${e.message}${e.path ? ` (${e.code} at ${e.path})` : ''}`
+  }
+})
+
+$('gate-tamper-button').addEventListener('click', async () => {
+  if (!lastProof) return
+  // The unsigned proposal changed after the gate decided: the signed result no longer names it.
+  const tampered = structuredClone(lastProof.proof)
+  tampered.proposal.action.resource = `${tampered.proposal.action.resource}-tampered`
+  $('gate-proof').textContent = JSON.stringify(tampered, null, 2)
+  await verifyGateProof(tampered, lastProof.trust, 'The tampered proof')
+})
+
+$('gate-load-button').addEventListener('click', () => {
+  $('bundle').value = $('gate-proof').textContent
+  $('keys').value = $('gate-trust').textContent
+  $('allow-test').checked = true
+  $('verify').scrollIntoView()
 })
 
 $('version').textContent = version()

@@ -96,6 +96,41 @@ pub fn verify_bundle_parts(bundle: &str, options: &str) -> Result<String, String
     api::verify_bundle_parts_json(bundle.as_bytes(), options.as_bytes()).map_err(error_text)
 }
 
+/// A browser gate (docs/PROOF.md §Browser gate proofs): decides proposed actions in the page with the action check
+/// and proves each decision, signed with a test key and logged in a small in-memory log.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct BrowserGate {
+    inner: curbi::proof::browser_gate::BrowserGate,
+}
+
+/// A gate whose test key is made from `seed` (32 bytes; the JavaScript layer draws them with
+/// `crypto.getRandomValues`), logging under `log` (`curbi-checkpoint-v1.<name>`), calling itself
+/// `curbi-web/<this version>`.
+#[wasm_bindgen(js_name = createBrowserGate)]
+pub fn create_browser_gate(seed: &[u8], log: &str) -> Result<BrowserGate, String> {
+    let seed: [u8; 32] = seed.try_into().map_err(|_| {
+        error_text(Error::new(curbi::ErrorCode::InvalidValue, "/seed", "a test key seed is exactly 32 bytes"))
+    })?;
+    let key = curbi::proof::SigningKey::from_seed(&seed);
+    curbi::proof::browser_gate::BrowserGate::new(key, log, env!("CARGO_PKG_VERSION"))
+        .map(|inner| BrowserGate { inner })
+        .map_err(error_text)
+}
+
+#[wasm_bindgen]
+impl BrowserGate {
+    /// `{policy, registry, proposal}` (JSON text) in, `{proof, trust, decision}` out.
+    pub fn prove(&mut self, request: &str) -> Result<String, String> {
+        self.inner.prove_json(request.as_bytes()).map_err(error_text)
+    }
+
+    /// The gate's identity: the JWKS of its test key.
+    pub fn identity(&self) -> String {
+        self.inner.identity().to_string()
+    }
+}
+
 /// A compiled policy: check any number of replies with it.
 #[wasm_bindgen]
 #[derive(Debug)]
@@ -178,6 +213,18 @@ mod tests {
         // An emoji before the price is two UTF-16 units: the span moves by 2, not by its 4 UTF-8 bytes.
         let out = p.check("😀 Starter is $99 a month.", "").unwrap_or_default();
         assert!(out.contains(r#""span":[14,17]"#), "{out}");
+    }
+
+    #[test]
+    fn a_gate_in_the_page_proves_what_verifies() {
+        // The action check's own example shape: an action inside the grant is ALLOW (docs/PURCHASE.md).
+        let mut gate = create_browser_gate(&[1; 32], "curbi-checkpoint-v1.page.example/gate").unwrap();
+        let request = r#"{"policy":{"agent":"a","operations":["op"],"resources":["r:*"],"expires_at":"2030-01-01T00:00:00Z"},"registry":{},"proposal":{"action":{"agent":"a","operation":"op","resource":"r:1"},"now":"2029-01-01T00:00:00Z"}}"#;
+        let out: serde_json::Value = serde_json::from_str(&gate.prove(request).unwrap()).unwrap();
+        assert_eq!(out["decision"]["decision"], "ALLOW");
+        let verify = serde_json::json!({"bundle": out["proof"], "keys": out["trust"], "allowTest": true}).to_string();
+        assert!(verify_request(&verify).unwrap().contains(r#""reason":"verifies""#));
+        assert!(create_browser_gate(&[1; 31], "curbi-checkpoint-v1.x").err().unwrap().contains("/seed"));
     }
 
     #[test]

@@ -1,9 +1,13 @@
 // The verifier page in Debian's Chromium, headless, driven by puppeteer-core (scripts/test.sh installs both): the
 // page served from loopback verifies the seed's valid vector with allowTest, a tampered one and a forked one (in
-// its Web Worker), checks a reply and shows the highlighted spans; screenshots go to target/browser/. Then every
-// call of the differential test runs through @curbi/web inside the page and must give the core's bytes.
+// its Web Worker), checks a reply and shows the highlighted spans; makes a browser gate proof in the page, verifies it
+// there and through the MCP tool verify_bundle of `curbi serve` (valid and tampered); screenshots go to
+// target/browser/. Then every call of the differential test runs through @curbi/web inside the page and must give
+// the core's bytes.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
@@ -112,6 +116,106 @@ test('a reply checked on the page: every finding highlighted at its span', async
   assert.match(text['action:unrecorded'], /refunded/)
   // The marks are the reply's own text in order: nothing added or lost around them.
   assert.equal(await page.$eval('#highlighted', (p) => p.textContent), reply)
+})
+
+/** A free loopback port. */
+async function freePort() {
+  const probe = createServer()
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const { port } = probe.address()
+  await new Promise((resolve) => probe.close(resolve))
+  return port
+}
+
+/** Starts `curbi serve` (CURBI, else the release build) on loopback; resolves once it answers. */
+async function startServe(binary) {
+  const port = await freePort()
+  const child = spawn(binary, ['serve', '--addr', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let log = ''
+  child.stderr.on('data', (d) => { log += d })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`curbi serve exited: ${log}`)
+    try {
+      if ((await fetch(`${url}/ai.json`)).ok) break
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { url, stop: () => child.kill('SIGTERM') }
+}
+
+/** tools/call verify_bundle over MCP: the tool's result document and whether the call was a tool error. */
+async function mcpVerify(url, args) {
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'verify_bundle', arguments: args } }),
+  })
+  assert.equal(response.status, 200)
+  const { result } = await response.json()
+  return { isError: result.isError === true, verification: JSON.parse(result.content[0].text) }
+}
+
+/** Waits for the gate panel's verdict and reads it with the proof and trust document shown. */
+async function gateVerdict(shot) {
+  await page.waitForFunction(() => ['true', 'false'].includes(document.getElementById('gate-verdict').dataset.ok), {
+    timeout: 30_000,
+  })
+  const got = await page.evaluate(() => ({
+    ok: document.getElementById('gate-verdict').dataset.ok,
+    reason: document.getElementById('gate-verdict').dataset.reason,
+    text: document.getElementById('gate-verdict').textContent,
+    decision: document.getElementById('gate-decision').dataset.decision,
+    proof: JSON.parse(document.getElementById('gate-proof').textContent),
+    trust: JSON.parse(document.getElementById('gate-trust').textContent),
+  }))
+  await page.screenshot({ path: join(shots, shot), fullPage: true })
+  return got
+}
+
+// Expected verdicts from docs/PROOF.md §Browser gate proofs: the panel's USD 50.00 refund is within its grant (ALLOW,
+// and the proof verifies); the proposal changed after signing no longer has the digest the signed result names
+// (decision_mismatch).
+test('a gate proof made in the page verifies there and through the MCP verify_bundle tool; a tampered one does not', async (t) => {
+  await page.click('#gate-button')
+  const made = await gateVerdict('gate-proof-valid.png')
+  assert.equal(made.decision, 'ALLOW', made.text)
+  assert.equal(made.ok, 'true', made.text)
+  assert.equal(made.reason, 'verifies')
+  assert.equal(made.proof.object, 'curbi.browser.gate-proof.v1')
+  assert.equal(made.trust.object, 'curbi.browser.gate-trust.v1')
+  assert.equal(made.trust.identity.keys[0]['curbi:test'], true)
+
+  await page.evaluate(() => { document.getElementById('gate-verdict').dataset.ok = '' })
+  await page.click('#gate-tamper-button')
+  const tampered = await gateVerdict('gate-proof-tampered.png')
+  assert.equal(tampered.ok, 'false', tampered.text)
+  assert.equal(tampered.reason, 'decision_mismatch')
+  assert.notDeepEqual(tampered.proof.proposal, made.proof.proposal)
+
+  const binary = process.env.CURBI ?? join(root, 'target/release/curbi')
+  if (!existsSync(binary)) {
+    if (process.env.CURBI_REQUIRE_NATIVE === '1') assert.fail(`no ${binary}: build it first (cargo build --release -p curbi-cli)`)
+    t.skip(`no ${binary}`)
+    return
+  }
+  const server = await startServe(binary)
+  try {
+    const valid = await mcpVerify(server.url, { bundle: made.proof, keys: made.trust, allowTest: true })
+    assert.equal(valid.isError, false)
+    assert.equal(valid.verification.ok, true, valid.verification.message)
+    assert.equal(valid.verification.reason, 'verifies')
+    assert.equal(valid.verification.items[0].result.decision, 'ALLOW')
+    const bad = await mcpVerify(server.url, { bundle: tampered.proof, keys: made.trust, allowTest: true })
+    assert.equal(bad.isError, false)
+    assert.equal(bad.verification.ok, false)
+    assert.equal(bad.verification.reason, 'decision_mismatch')
+    // Without allowTest the test key is not trusted.
+    const strict = await mcpVerify(server.url, { bundle: made.proof, keys: made.trust })
+    assert.equal(strict.verification.reason, 'no_trusted_keys')
+  } finally {
+    server.stop()
+  }
 })
 
 test('every differential call through @curbi/web in Chromium gives the core bytes', async (t) => {

@@ -1,7 +1,7 @@
 // Type-checks index.d.ts and core.d.ts (`npm run typecheck`): the calls the README and the seed show must compile,
 // and wrong ones must not (each @ts-expect-error fails the check if the line type-checks).
-import { CurbiError, compilePolicy, createVerifier, init, verifyBundle, verifyCheckout } from '@curbi/web'
-import type { Check, Verification, VerifyOptions } from '@curbi/web'
+import { CurbiError, compilePolicy, createBrowserGate, createVerifier, init, verifyBundle, verifyCheckout } from '@curbi/web'
+import type { Check, GateVerification, Verification, VerifyOptions } from '@curbi/web'
 import * as core from '@curbi/web/core'
 
 export async function seed(bundle: object, trustedJwks: object): Promise<string | undefined> {
@@ -30,4 +30,14 @@ export async function load(bytes: ArrayBuffer): Promise<boolean> {
   await core.init(bytes)
   await init(new URL('https://example.com/curbi_wasm_bg.wasm'))
   return core.isReady()
+}
+
+export async function gate(): Promise<string> {
+  const g = createBrowserGate({ log: 'curbi-checkpoint-v1.example.com/page' })
+  const policy = { agent: 'a', operations: ['op'], resources: ['r:*'], expires_at: '2030-01-01T00:00:00Z' }
+  const { proof, trust, decision } = g.prove({ policy, registry: { used: 0 }, proposal: { action: { agent: 'a', operation: 'op', resource: 'r:1' }, now: '2029-01-01T00:00:00Z' } })
+  const result: GateVerification = await verifyBundle(proof, { keys: trust, allowTest: true })
+  // @ts-expect-error allowTest is a boolean
+  await verifyBundle(proof, { keys: trust, allowTest: 'yes' })
+  return `${decision.decision} ${result.reason} ${result.items[0]?.result?.decision}`
 }

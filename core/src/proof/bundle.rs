@@ -165,8 +165,38 @@ pub fn read_head(v: &Value, path: &str) -> Result<(String, SignedCheckpoint), Er
     Ok((text.to_string(), signed))
 }
 
+/// Reads a `consistency` list at `at`: at most [`MAX_CONSISTENCY`] entries `{head, proof}`.
+pub(crate) fn read_consistency(c: &Value, at: &str) -> Result<Vec<ParsedOlder>, Error> {
+    let list = c.as_array().ok_or_else(|| wrong_type(at, "an array of older heads", c))?;
+    if list.len() > MAX_CONSISTENCY {
+        return Err(malformed(
+            ErrorCode::TooManyItems,
+            at,
+            format!("{} older heads, more than {MAX_CONSISTENCY}", list.len()),
+        ));
+    }
+    let mut older = Vec::with_capacity(list.len());
+    for (i, entry) in list.iter().enumerate() {
+        let entry_at = element(at, i);
+        let o = object(entry, &entry_at, &OLDER_MEMBERS, "a consistency entry")?;
+        let (text, head) = read_head(required(o, &entry_at, "head")?, &member(&entry_at, "head"))?;
+        let proof = read_proof(required(o, &entry_at, "proof")?, &member(&entry_at, "proof"))?;
+        older.push(ParsedOlder { text, head, proof });
+    }
+    Ok(older)
+}
+
+/// Reads a leaf index at `at`: a JSON integer from 0.
+pub(crate) fn read_index(v: &Value, at: &str) -> Result<u64, Error> {
+    match v {
+        Value::Number(n) if n.is_u64() => Ok(n.as_u64().unwrap_or_default()),
+        Value::Number(n) if n.is_i64() => Err(malformed(ErrorCode::OutOfRange, at, "a leaf index is not negative")),
+        other => Err(wrong_type(at, "an integer leaf index", other)),
+    }
+}
+
 /// Reads a proof: an array of at most 64 canonical standard base64 strings of exactly 32 bytes.
-fn read_proof(v: &Value, path: &str) -> Result<Vec<Hash>, Error> {
+pub(crate) fn read_proof(v: &Value, path: &str) -> Result<Vec<Hash>, Error> {
     let list = v.as_array().ok_or_else(|| wrong_type(path, "an array of base64 hashes", v))?;
     if list.len() > MAX_PROOF_LEN {
         return Err(malformed(
@@ -208,13 +238,7 @@ fn read_item(v: &Value, path: &str) -> Result<ParsedItem, Error> {
     };
     let index_at = member(path, "index");
     let index_value = required(obj, path, "index")?;
-    let index = match index_value {
-        Value::Number(n) if n.is_u64() => n.as_u64().unwrap_or_default(),
-        Value::Number(n) if n.is_i64() => {
-            return Err(malformed(ErrorCode::OutOfRange, index_at, "a leaf index is not negative"));
-        }
-        other => return Err(wrong_type(&index_at, "an integer leaf index", other)),
-    };
+    let index = read_index(index_value, &index_at)?;
     let proof = read_proof(required(obj, path, "proof")?, &member(path, "proof"))?;
     Ok(ParsedItem { text: receipt_value.as_str().unwrap_or_default().to_string(), receipt, attestation, index, proof })
 }
@@ -255,6 +279,18 @@ struct Members<'a> {
 
 impl Members<'_> {
     fn finish(self, path: &str) -> Result<ParsedBundle, Error> {
+        // A browser gate proof under a JWKS: say what it needs rather than list its members as unknown.
+        if self.object.and_then(Value::as_str) == Some(super::browser_gate::GATE_PROOF_OBJECT) {
+            return Err(malformed(
+                ErrorCode::InvalidEnum,
+                member(path, "object"),
+                format!(
+                    "a {} wrapper verifies against a {} document as \"keys\", not a JWKS",
+                    super::browser_gate::GATE_PROOF_OBJECT,
+                    super::browser_gate::GATE_TRUST_OBJECT
+                ),
+            ));
+        }
         if let Some(name) = &self.unknown {
             return Err(unknown_member(path, name, &MEMBERS, BUNDLE));
         }
@@ -271,25 +307,10 @@ impl Members<'_> {
         }
         let (head_text, head) = read_head(present(self.head, path, "head")?, &member(path, "head"))?;
         let items = present(self.receipts, path, "receipts")??;
-        let mut older = Vec::new();
-        if let Some(c) = self.consistency {
-            let at = member(path, "consistency");
-            let list = c.as_array().ok_or_else(|| wrong_type(&at, "an array of older heads", c))?;
-            if list.len() > MAX_CONSISTENCY {
-                return Err(malformed(
-                    ErrorCode::TooManyItems,
-                    at,
-                    format!("{} older heads, more than {MAX_CONSISTENCY}", list.len()),
-                ));
-            }
-            for (i, entry) in list.iter().enumerate() {
-                let entry_at = element(&at, i);
-                let o = object(entry, &entry_at, &OLDER_MEMBERS, "a consistency entry")?;
-                let (text, head) = read_head(required(o, &entry_at, "head")?, &member(&entry_at, "head"))?;
-                let proof = read_proof(required(o, &entry_at, "proof")?, &member(&entry_at, "proof"))?;
-                older.push(ParsedOlder { text, head, proof });
-            }
-        }
+        let older = match self.consistency {
+            Some(c) => read_consistency(c, &member(path, "consistency"))?,
+            None => Vec::new(),
+        };
         let keys = match self.keys {
             Some(k) => Some(KeySet::from_value(k).map_err(|e| {
                 let sub = if e.path.is_empty() { String::new() } else { e.path.clone() };

@@ -22,6 +22,8 @@ use crate::money::{Currency, MAX_SAFE};
 pub const ATTEST_DOMAIN: &str = "curbi-attest-v1.";
 /// The receipt signing domain.
 pub const RECEIPT_DOMAIN: &str = "curbi-receipt-v1.";
+/// The browser gate result signing domain (docs/PROOF.md §Browser gate proofs).
+pub const GATE_RESULT_DOMAIN: &str = "curbi-gate-result-v1.";
 /// Longest compact envelope accepted, in bytes.
 pub const MAX_ENVELOPE_BYTES: usize = 16 * 1024;
 /// Longest text member of a payload (tenant, idempotency key, agent, operation, resource, grant id), in bytes.
@@ -32,6 +34,8 @@ pub const MAX_TEXT_BYTES: usize = 256;
 pub enum Kind {
     Attestation,
     Receipt,
+    /// A browser gate's signed decision (`proof::browser_gate`).
+    GateResult,
 }
 
 impl Kind {
@@ -40,6 +44,7 @@ impl Kind {
         match self {
             Kind::Attestation => ATTEST_DOMAIN,
             Kind::Receipt => RECEIPT_DOMAIN,
+            Kind::GateResult => GATE_RESULT_DOMAIN,
         }
     }
 
@@ -47,6 +52,7 @@ impl Kind {
         match self {
             Kind::Attestation => "attestation",
             Kind::Receipt => "receipt",
+            Kind::GateResult => "gate result",
         }
     }
 
@@ -54,6 +60,7 @@ impl Kind {
         match self {
             Kind::Attestation => "an attestation",
             Kind::Receipt => "a receipt",
+            Kind::GateResult => "a gate result",
         }
     }
 }
@@ -85,14 +92,12 @@ impl Envelope {
             return Err(bad(format!("{} is {} bytes, more than {MAX_ENVELOPE_BYTES}", kind.name(), text.len())));
         }
         let Some(rest) = text.strip_prefix(kind.domain()) else {
-            let other = match kind {
-                Kind::Attestation => Kind::Receipt,
-                Kind::Receipt => Kind::Attestation,
-            };
-            return Err(if text.starts_with(other.domain()) {
-                bad(format!("{} where {} belongs", other.with_article(), kind.with_article()))
-            } else {
-                bad(format!("{} starts with \"{}\"", kind.with_article(), kind.domain()))
+            let other = [Kind::Attestation, Kind::Receipt, Kind::GateResult]
+                .into_iter()
+                .find(|o| *o != kind && text.starts_with(o.domain()));
+            return Err(match other {
+                Some(other) => bad(format!("{} where {} belongs", other.with_article(), kind.with_article())),
+                None => bad(format!("{} starts with \"{}\"", kind.with_article(), kind.domain())),
             });
         };
         let mut parts = rest.splitn(3, '.');

@@ -14,9 +14,11 @@
 //! - [`gate`]: the in-memory reference gate (grant → attest → confirm → receipt → log → checkpoint → bundle).
 //! - [`bundle`]: the `curbi.proof/0.1` bundle, written and read strictly.
 //! - [`verify`]: `verify_bundle` against the caller's trusted keys, with the seed's reasons.
+//! - [`browser_gate`]: browser gate proofs (`curbi.browser.gate-proof.v1`), their prover and their verifier.
 //!
 //! The test keys, fixtures and the generator of `vectors/proof/` are in the unpublished crate `curbi-testkit`.
 
+pub mod browser_gate;
 pub mod bundle;
 pub mod envelope;
 pub mod gate;

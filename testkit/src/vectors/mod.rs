@@ -20,10 +20,12 @@ use crate::fixtures::{BOOKING, DISPATCH, DOOR, FIXTURES, ORIGIN, REFUND, T0, TEN
 use crate::keys::{TEST_KEY_SEED, WITNESS_NAMES, WITNESS_SEEDS, key_from_text, test_key};
 
 mod check_receipts;
+mod gate;
 mod own;
 mod seed;
 
 pub use check_receipts::check_receipts;
+pub use gate::GATE_ORIGIN;
 
 /// What a step of a script does with its fixture.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -181,6 +183,7 @@ pub fn generate() -> Vec<(String, Vec<u8>)> {
     let honest = Run::honest();
     let mut cases = seed::cases(&honest);
     cases.extend(own::cases(&honest));
+    cases.extend(gate::cases());
     let mut files = Vec::new();
     let mut listed = Vec::new();
     for c in &cases {

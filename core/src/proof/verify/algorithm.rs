@@ -23,7 +23,7 @@ const MIN_PER_THREAD: usize = 32;
 /// Verifies a parsed bundle against the options. Never panics on any bundle or key set.
 pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verification {
     let trusted = Trusted::new(options, bundle);
-    if trusted.keys.is_empty() {
+    if trusted.is_empty() {
         return no_trusted_keys(bundle, options);
     }
     let pinned = pinned_witnesses(options);
@@ -41,7 +41,7 @@ pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verifica
         Err(f) => return Verification::rejected(f, items, None, None),
     };
     let summary = head_summary(bundle, &head, pinned);
-    let history = check_history(bundle, &head, &trusted, &options.known);
+    let history = check_history(bundle, &head, &trusted, &options.known, |i| element("/known", i));
     match deciding_finding(history, &conflicts, bundle, &items) {
         Some((f, evidence)) => Verification::rejected(f, items, Some(summary), evidence),
         None => Verification::verified(items, summary),
@@ -50,7 +50,7 @@ pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verifica
 
 /// The keys the caller's policy leaves: its own (test keys only with `allowTest`), then the bundle's on opt-in
 /// (never replacing a caller `kid` or public key).
-pub(super) struct Trusted<'a> {
+pub(crate) struct Trusted<'a> {
     keys: Vec<&'a TrustedKey>,
     by_kid: FxHashMap<&'a str, &'a TrustedKey>,
 }
@@ -58,11 +58,14 @@ pub(super) struct Trusted<'a> {
 impl<'a> Trusted<'a> {
     fn new(options: &'a VerifyOptions, bundle: &'a ParsedBundle) -> Trusted<'a> {
         let bundle_keys = bundle.keys.as_ref().filter(|_| options.trust_bundle_keys);
+        let all = options.keys.keys().iter().chain(bundle_keys.into_iter().flat_map(KeySet::keys));
+        Trusted::of(all.filter(|k| !k.is_test() || options.allow_test))
+    }
+
+    /// The keys given, in order, the first of each `kid` and public key kept.
+    pub(crate) fn of(keys: impl Iterator<Item = &'a TrustedKey>) -> Trusted<'a> {
         let mut t = Trusted { keys: Vec::new(), by_kid: FxHashMap::default() };
-        for k in options.keys.keys().iter().chain(bundle_keys.into_iter().flat_map(KeySet::keys)) {
-            if k.is_test() && !options.allow_test {
-                continue;
-            }
+        for k in keys {
             if t.by_kid.contains_key(k.kid()) || t.keys.iter().any(|o| o.key() == k.key()) {
                 continue;
             }
@@ -70,6 +73,10 @@ impl<'a> Trusted<'a> {
             t.keys.push(k);
         }
         t
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.keys.is_empty()
     }
 }
 
@@ -167,6 +174,7 @@ fn item_result(
         kid: item.receipt.kid().to_string(),
         attested: item.attestation.is_some(),
         receipt,
+        result: None,
     }
 }
 
@@ -211,7 +219,7 @@ fn mark_conflicts(items: &mut [ItemResult]) -> Vec<Vec<usize>> {
     conflicts
 }
 
-fn head_summary(bundle: &ParsedBundle, head: &VerifiedHead<'_>, pinned: &[NoteVerifier]) -> HeadSummary {
+pub(crate) fn head_summary(bundle: &ParsedBundle, head: &VerifiedHead<'_>, pinned: &[NoteVerifier]) -> HeadSummary {
     HeadSummary {
         origin: bundle.head.checkpoint().origin().to_string(),
         size: head.size,
@@ -250,17 +258,17 @@ fn deciding_finding(
 }
 
 /// A head whose log signatures verified under a trusted key whose window covers the signing time.
-pub(super) struct VerifiedHead<'a> {
-    pub(super) size: u64,
-    pub(super) root: Hash,
-    signed_at: u64,
-    key: &'a TrustedKey,
+pub(crate) struct VerifiedHead<'a> {
+    pub(crate) size: u64,
+    pub(crate) root: Hash,
+    pub(crate) signed_at: u64,
+    pub(crate) key: &'a TrustedKey,
     witnesses: Vec<usize>,
 }
 
 /// Verifies a checkpoint's log signatures (and pinned witnesses) with the trusted key that signed it, then the
 /// key's window at the signing time.
-pub(super) fn verify_checkpoint<'a>(
+pub(crate) fn verify_checkpoint<'a>(
     signed: &SignedCheckpoint,
     trusted: &Trusted<'a>,
     witnesses: &[NoteVerifier],
@@ -328,7 +336,7 @@ struct ItemCtx<'a> {
     head: Option<(u64, Hash)>,
 }
 
-fn check_envelope<'a>(env: &Envelope, trusted: &Trusted<'a>, what: &str) -> Result<&'a TrustedKey, String> {
+pub(crate) fn check_envelope<'a>(env: &Envelope, trusted: &Trusted<'a>, what: &str) -> Result<&'a TrustedKey, String> {
     let key = trusted
         .by_kid
         .get(env.kid())

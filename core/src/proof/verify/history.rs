@@ -29,11 +29,13 @@ impl KnownHead {
 /// The history checks: older heads in the bundle and heads the caller knows must verify, no two signed heads of the
 /// log may disagree at one size (a fork), and each must be proven a prefix of the head. Returns the first finding
 /// (a fork before anything else) and its evidence.
-pub(super) fn check_history(
+/// `known_at(i)` is the pointer of the `i`-th known head in the request.
+pub(crate) fn check_history(
     bundle: &ParsedBundle,
     head: &VerifiedHead<'_>,
     trusted: &Trusted<'_>,
     known: &[KnownHead],
+    known_at: impl Fn(usize) -> String,
 ) -> Option<(Finding, Option<Evidence>)> {
     let origin = bundle.head.checkpoint().origin();
     // Every signed head in play, the bundle's head first, then what the caller knows, then the bundle's older heads.
@@ -42,7 +44,7 @@ pub(super) fn check_history(
     let mut failures = Vec::new();
     let mut known_ok = Vec::new();
     for (i, k) in known.iter().enumerate() {
-        let at = element("/known", i);
+        let at = known_at(i);
         match verify_checkpoint(&k.head, trusted, &[], &at) {
             Ok(_) => {
                 heads.push((&k.text, &k.head, at));
@@ -105,7 +107,7 @@ pub(super) fn check_history(
     }
     for i in known_ok {
         let cp = known[i].head.checkpoint();
-        let at = element("/known", i);
+        let at = known_at(i);
         if cp.origin() != origin {
             return unproven(at, format!("a known head of another log, \"{}\"", cp.origin()));
         }

@@ -10,10 +10,10 @@
 //! - `history`: heads seen before ([`KnownHead`]) and the fork, rollback and consistency checks.
 //! - `algorithm`: [`verify_bundle`] as a sequence of named phases.
 
-mod algorithm;
-mod history;
+pub(crate) mod algorithm;
+pub(crate) mod history;
 mod options;
-mod report;
+pub(crate) mod report;
 
 pub use algorithm::verify_bundle;
 pub use history::KnownHead;
@@ -21,4 +21,5 @@ pub use options::{
     MAX_KNOWN, MAX_KNOWN_BYTES, MAX_WITNESSES, Mode, Verifier, VerifyOptions, WitnessPolicy, verify_parts_text,
     verify_request, verify_request_text,
 };
+pub(crate) use options::{read_boolean, read_known};
 pub use report::{Evidence, HeadSummary, ItemResult, Reason, SCOPE, Scope, Verification};

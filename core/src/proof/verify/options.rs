@@ -9,6 +9,7 @@ use super::history::KnownHead;
 use super::report::Verification;
 use crate::error::{Error, ErrorCode};
 use crate::pointer::{element, member};
+use crate::proof::browser_gate::{self, GateOptions};
 use crate::proof::bundle::{BundleSeed, ParsedBundle, read_head};
 use crate::proof::json::{Container, Shaped, first_repeat, parse_strict, read_text, wrong_type, wrong_type_named};
 use crate::proof::keys::KeySet;
@@ -115,30 +116,41 @@ impl VerifyOptions {
                 None => return Err(wrong_type("/mode", "a string", v)),
             },
         };
-        if let Some(v) = obj.get("known") {
-            let list = v.as_array().ok_or_else(|| wrong_type("/known", "an array of signed heads", v))?;
-            if list.len() > MAX_KNOWN {
-                return Err(Error::new(
-                    ErrorCode::TooManyItems,
-                    "/known",
-                    format!("{} known heads, more than {MAX_KNOWN}", list.len()),
-                ));
-            }
-            for (i, h) in list.iter().enumerate() {
-                let at = element("/known", i);
-                let text = h.as_str().ok_or_else(|| wrong_type(&at, "a signed head (note text)", h))?;
-                if text.len() > MAX_KNOWN_BYTES {
-                    return Err(Error::new(ErrorCode::TooLong, at, format!("longer than {MAX_KNOWN_BYTES} bytes")));
-                }
-                let (text, head) = read_head(h, &at)?;
-                options.known.push(KnownHead { text, head });
-            }
-        }
+        options.known = read_known(obj)?;
         if let Some(v) = obj.get("witnesses") {
             options.witnesses = Some(read_witnesses(v)?);
         }
         Ok(options)
     }
+}
+
+/// Reads a request's `known`: at most [`MAX_KNOWN`] signed heads of at most [`MAX_KNOWN_BYTES`] each.
+pub(crate) fn read_known(obj: &Map<String, Value>) -> Result<Vec<KnownHead>, Error> {
+    let Some(v) = obj.get("known") else { return Ok(Vec::new()) };
+    let list = v.as_array().ok_or_else(|| wrong_type("/known", "an array of signed heads", v))?;
+    if list.len() > MAX_KNOWN {
+        return Err(Error::new(
+            ErrorCode::TooManyItems,
+            "/known",
+            format!("{} known heads, more than {MAX_KNOWN}", list.len()),
+        ));
+    }
+    let mut known = Vec::with_capacity(list.len());
+    for (i, h) in list.iter().enumerate() {
+        let at = element("/known", i);
+        let text = h.as_str().ok_or_else(|| wrong_type(&at, "a signed head (note text)", h))?;
+        if text.len() > MAX_KNOWN_BYTES {
+            return Err(Error::new(ErrorCode::TooLong, at, format!("longer than {MAX_KNOWN_BYTES} bytes")));
+        }
+        let (text, head) = read_head(h, &at)?;
+        known.push(KnownHead { text, head });
+    }
+    Ok(known)
+}
+
+/// A request's boolean option `name`, `false` when absent.
+pub(crate) fn read_boolean(obj: &Map<String, Value>, name: &str) -> Result<bool, Error> {
+    boolean(obj, name)
 }
 
 fn boolean(obj: &Map<String, Value>, name: &str) -> Result<bool, Error> {
@@ -203,6 +215,9 @@ fn read_witnesses(v: &Value) -> Result<WitnessPolicy, Error> {
 /// Reads a whole request `{bundle, keys, allowTest, mode, now, known, trustBundleKeys, witnesses}` and verifies it.
 /// Options are read first, then the bundle; the first unreadable member gives `malformed`.
 pub fn verify_request(request: &Value) -> Verification {
+    if browser_gate::value_names_gate_trust(request) {
+        return browser_gate::verify_request_value(request);
+    }
     let Some(obj) = request.as_object() else {
         return Verification::malformed(wrong_type("", REQUEST, request));
     };
@@ -228,6 +243,9 @@ fn verify_read(options: &Map<String, Value>, bundle: Option<Result<ParsedBundle,
 /// `Err` only when the text is not JSON at all. The bundle is streamed ([`ParsedBundle::from_text`]): no tree of
 /// the document is built, only the small option members.
 pub fn verify_request_text(text: &str) -> Result<Verification, Error> {
+    if browser_gate::request_names_gate_trust(text) {
+        return browser_gate::verify_request_text(text);
+    }
     if let Some(e) = first_repeat(text)? {
         return Ok(Verification::malformed(e));
     }
@@ -261,16 +279,20 @@ impl<'de> Container<'de> for RequestSeed {
 /// A verifier with its trust anchor and options read once (DESIGN §2: compiled objects cross as handles). Build it
 /// from the options document, then verify any number of bundle documents with it, from any number of threads; each
 /// bundle gives exactly the result of a whole request made of these options and that bundle.
+///
+/// Options whose `keys` is a `curbi.browser.gate-trust.v1` document make a gate-proof verifier: each document is
+/// then read as a `curbi.browser.gate-proof.v1` wrapper (docs/PROOF.md §Browser gate proofs).
 #[derive(Debug, Clone)]
 pub struct Verifier {
     options: VerifyOptions,
+    gate: Option<GateOptions>,
 }
 
 const OPTIONS_DOCUMENT: &str = "an options object {keys, allowTest, ...}";
 
 impl Verifier {
     pub fn new(options: VerifyOptions) -> Verifier {
-        Verifier { options }
+        Verifier { options, gate: None }
     }
 
     /// Reads the options document `{keys, allowTest?, mode?, now?, known?, trustBundleKeys?, witnesses?}` strictly.
@@ -279,7 +301,15 @@ impl Verifier {
     pub fn from_text(options: &str) -> Result<Verifier, Error> {
         let value = parse_strict(options)?;
         let Value::Object(obj) = &value else { return Err(wrong_type("", OPTIONS_DOCUMENT, &value)) };
-        Ok(Verifier { options: VerifyOptions::from_request(obj, &[])? })
+        let trust = obj.get("keys").and_then(|k| k.get("object"));
+        if trust.and_then(Value::as_str) == Some(browser_gate::GATE_TRUST_OBJECT) {
+            let gate = GateOptions::from_request(obj, &[])?;
+            let mut options = VerifyOptions::new(gate.trust.identity.clone());
+            options.allow_test = gate.allow_test;
+            options.known.clone_from(&gate.known);
+            return Ok(Verifier { options, gate: Some(gate) });
+        }
+        Ok(Verifier { options: VerifyOptions::from_request(obj, &[])?, gate: None })
     }
 
     /// [`Verifier::from_text`] over bytes (`invalid_json` when they are not UTF-8).
@@ -291,15 +321,21 @@ impl Verifier {
         &self.options
     }
 
-    /// Verifies a parsed bundle.
+    /// Verifies a parsed bundle (under a gate-trust document, a bundle is refused as the wrapper reader refuses it).
     pub fn verify(&self, bundle: &ParsedBundle) -> Verification {
-        verify_bundle(bundle, &self.options)
+        match &self.gate {
+            Some(_) => browser_gate::bundle_under_gate_trust(),
+            None => verify_bundle(bundle, &self.options),
+        }
     }
 
     /// Verifies a bundle document given as JSON text, streamed ([`ParsedBundle::from_text`]). `Err` only when the
     /// text is not JSON; an unreadable bundle is a result with reason `malformed` and a pointer under `/bundle`, as
     /// in a whole request.
     pub fn verify_text(&self, bundle: &str) -> Result<Verification, Error> {
+        if let Some(gate) = &self.gate {
+            return browser_gate::verify_bundle_text(bundle, gate);
+        }
         if let Some(e) = first_repeat(bundle)? {
             return Ok(Verification::malformed(Error::new(e.code, format!("/bundle{}", e.path), e.message)));
         }
@@ -318,6 +354,9 @@ impl Verifier {
 /// [`verify_request_text`] with the bundle and the options (the request without `bundle`) as two texts. Error
 /// paths are those of the combined request. `Err` only when either text is not JSON at all.
 pub fn verify_parts_text(bundle: &str, options: &str) -> Result<Verification, Error> {
+    if browser_gate::options_name_gate_trust(options) {
+        return browser_gate::verify_parts_text(bundle, options);
+    }
     let bundle_repeat = first_repeat(bundle)?;
     if let Some(e) = first_repeat(options)? {
         return Ok(Verification::malformed(e));

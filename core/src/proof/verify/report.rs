@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::proof::browser_gate::GateResult;
 use crate::proof::envelope::Receipt;
 
 /// Why a bundle or item did or did not verify: the seed's words, plus `malformed`.
@@ -39,11 +40,17 @@ pub enum Reason {
     CheckpointKeyNotValidAtIssue,
     /// The input cannot be read (the `error` member says where).
     Malformed,
+    /// A browser gate result decided against another policy or registry than the caller pinned, or by a gate older
+    /// than the caller's `minVersion` (docs/PROOF.md §Browser gate proofs).
+    GateNotPinned,
+    /// A browser gate result that is not the decision on its proposal: re-running the action check gives another
+    /// decision or other reasons, or the result names other documents than the proof carries.
+    DecisionMismatch,
 }
 
 impl Reason {
-    /// Every reason, seed order first.
-    pub const ALL: [Reason; 13] = [
+    /// Every reason, seed order first, then `malformed`, then the browser gate proof's two.
+    pub const ALL: [Reason; 15] = [
         Reason::Verifies,
         Reason::NoTrustedKeys,
         Reason::BadSignature,
@@ -57,6 +64,8 @@ impl Reason {
         Reason::Expired,
         Reason::CheckpointKeyNotValidAtIssue,
         Reason::Malformed,
+        Reason::GateNotPinned,
+        Reason::DecisionMismatch,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -74,6 +83,8 @@ impl Reason {
             Reason::Expired => "expired",
             Reason::CheckpointKeyNotValidAtIssue => "checkpoint_key_not_valid_at_issue",
             Reason::Malformed => "malformed",
+            Reason::GateNotPinned => "gate_not_pinned",
+            Reason::DecisionMismatch => "decision_mismatch",
         }
     }
 }
@@ -127,6 +138,9 @@ pub struct ItemResult {
     /// The receipt's members, when its signature verified under a trusted key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<Receipt>,
+    /// For a browser gate proof: the result's members, when its signature verified under a trusted key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<GateResult>,
 }
 
 /// What a verified bundle shows and does not show (seed 003).
@@ -186,7 +200,7 @@ impl Verification {
     }
 
     /// A rejection resting on `finding`.
-    pub(super) fn rejected(
+    pub(crate) fn rejected(
         finding: Finding,
         items: Vec<ItemResult>,
         head: Option<HeadSummary>,
@@ -234,14 +248,14 @@ impl Verification {
 
 /// A reason with what it is about: what a phase of the verifier decides.
 #[derive(Debug, Clone)]
-pub(super) struct Finding {
-    pub(super) reason: Reason,
-    pub(super) message: String,
-    pub(super) path: String,
+pub(crate) struct Finding {
+    pub(crate) reason: Reason,
+    pub(crate) message: String,
+    pub(crate) path: String,
 }
 
 impl Finding {
-    pub(super) fn new(reason: Reason, path: impl Into<String>, message: impl Into<String>) -> Finding {
+    pub(crate) fn new(reason: Reason, path: impl Into<String>, message: impl Into<String>) -> Finding {
         Finding { reason, message: message.into(), path: path.into() }
     }
 }
