@@ -304,7 +304,7 @@ export interface Verification {
   reason:
     | 'verifies' | 'no_trusted_keys' | 'bad_signature' | 'not_in_log' | 'attestation_not_bound' | 'duplicate'
     | 'conflicting_receipt' | 'fork_detected' | 'history_unproven' | 'checkpoint_unknown_key' | 'expired'
-    | 'checkpoint_key_not_valid_at_issue' | 'malformed'
+    | 'checkpoint_key_not_valid_at_issue' | 'malformed' | 'gate_not_pinned' | 'decision_mismatch'
   message?: string
   path?: string
   items: Array<{ ok: boolean; reason: string; [k: string]: unknown }>

@@ -123,9 +123,9 @@ export interface GateResult {
   iat: number
   exp: number
 }
-/** The bundle verifier's document, with one item (the result); two reasons of its own. */
+/** The bundle verifier's document, with one item (the result). */
 export interface GateVerification extends Omit<Verification, 'reason' | 'items'> {
-  reason: Verification['reason'] | 'gate_not_pinned' | 'decision_mismatch'
+  reason: Verification['reason']
   items: Array<{ ok: boolean; reason: string; message: string; leaf: number; digest: string; kid: string; result?: GateResult }>
 }
 /** What `BrowserGate.prove` returns. */
