@@ -5,6 +5,8 @@
 pub mod api;
 mod failpoint;
 pub mod keyfile;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod recorder;
 pub mod sqlite;
 pub mod store;
@@ -15,4 +17,4 @@ pub use recorder::{
     AttestRequest, Attested, BundleRequest, GrantInfo, Head, OpenAction, OpenActions, Outcome, Recorder,
     RecorderOptions, Select, Settled, StoredReceipt, SystemClock,
 };
-pub use store::{About, Storage, Tx};
+pub use store::{About, Storage, Tx, is_postgres_url, redact_url};
