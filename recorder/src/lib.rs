@@ -1,5 +1,6 @@
 //! Curbi's durable recorder (docs/RECORDER.md): Proof of Action inside merchant code. Grants, attestations,
-//! provider outcomes, receipts, the Merkle log and its signed heads live in one SQLite file; every step is on disk
+//! provider outcomes, receipts, the Merkle log and its signed heads live in one SQLite file (or one PostgreSQL
+//! database shared by several processes, feature `postgres`); every step is on disk
 //! before it returns, and a restart restores everything, so a restart never looks like a forked log.
 
 pub mod api;

@@ -156,6 +156,22 @@ CREATE TRIGGER actions_settled_stay BEFORE UPDATE ON actions
 struct Conn {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// A transaction may still be open on it (BEGIN sent, neither COMMIT nor ROLLBACK answered): never reused, so a
+    /// transaction left behind by a failure or a panic is rolled back by the server when the connection closes.
+    open: bool,
+}
+
+impl Conn {
+    fn begin(&mut self, sql: &str) -> Result<Vec<SimpleQueryMessage>, postgres::Error> {
+        self.open = true;
+        self.client.simple_query(sql)
+    }
+
+    fn rollback(&mut self) {
+        if self.client.batch_execute("ROLLBACK").is_ok() {
+            self.open = false;
+        }
+    }
 }
 
 /// What tells this process's commits from the others': the counter its last commit left, and the number
@@ -261,11 +277,11 @@ impl PostgresStore {
                 ),
             ));
         }
-        Ok(Conn { client, statements: HashMap::new() })
+        Ok(Conn { client, statements: HashMap::new(), open: false })
     }
 
     fn connected<'g>(&self, slot: &'g mut Option<Conn>) -> Result<&'g mut Conn, Error> {
-        if slot.as_ref().is_some_and(|c| c.client.is_closed()) {
+        if slot.as_ref().is_some_and(|c| c.open || c.client.is_closed()) {
             *slot = None;
         }
         if slot.is_none() {
@@ -274,9 +290,9 @@ impl PostgresStore {
         slot.as_mut().ok_or_else(|| Error::new(ErrorCode::Internal, "", "no connection"))
     }
 
-    /// Drops a connection that was lost, so that the next call reconnects.
+    /// Drops a connection that was lost or left inside a transaction, so that the next call reconnects.
     fn keep_if_alive(&self, slot: &mut Option<Conn>) {
-        if slot.as_ref().is_some_and(|c| c.client.is_closed()) {
+        if slot.as_ref().is_some_and(|c| c.open || c.client.is_closed()) {
             *slot = None;
         }
     }
@@ -284,14 +300,14 @@ impl PostgresStore {
     /// A failure while connecting or talking to the server, with the URL (without its password).
     fn lost(&self, e: &postgres::Error) -> Error {
         let mut error = pg(e);
-        error.message = format!("{} ({})", error.message, self.shown);
+        error.message = format!("{}: {}", self.shown, error.message);
         error
     }
 
     /// Creates the schema, or checks its version, under the sequencer lock (several processes may open at once).
     fn schema(&self, conn: &mut Conn) -> Result<(), Error> {
         let lost = |e: postgres::Error| self.lost(&e);
-        conn.client.batch_execute(&format!("BEGIN; SELECT pg_advisory_xact_lock({SEQUENCER_LOCK})")).map_err(lost)?;
+        conn.begin(&format!("BEGIN; SELECT pg_advisory_xact_lock({SEQUENCER_LOCK})")).map_err(lost)?;
         let result = (|| {
             let exists: bool = conn
                 .client
@@ -320,25 +336,27 @@ impl PostgresStore {
                 )),
             }
         })();
-        finish(&mut conn.client, result, &lost)
+        finish(conn, result, &lost)
     }
 }
 
 /// Commits on `Ok`, rolls back otherwise.
-fn finish(
-    client: &mut Client,
-    result: Result<(), Error>,
-    lost: &dyn Fn(postgres::Error) -> Error,
-) -> Result<(), Error> {
+fn finish(conn: &mut Conn, result: Result<(), Error>, lost: &dyn Fn(postgres::Error) -> Error) -> Result<(), Error> {
     match result {
-        Ok(()) => client.batch_execute("COMMIT").map_err(|e| {
-            // A failed COMMIT (or one whose answer was lost) was not acknowledged; whether it took effect is
-            // read again by the next transaction (the commit counter moves on either way).
-            let _ = client.batch_execute("ROLLBACK");
-            lost(e)
-        }),
+        Ok(()) => match conn.client.batch_execute("COMMIT") {
+            Ok(()) => {
+                conn.open = false;
+                Ok(())
+            }
+            Err(e) => {
+                // A failed COMMIT (or one whose answer was lost) was not acknowledged; whether it took effect is
+                // read again by the next transaction (the commit counter moves on either way).
+                conn.rollback();
+                Err(lost(e))
+            }
+        },
         Err(e) => {
-            let _ = client.batch_execute("ROLLBACK");
+            conn.rollback();
             Err(e)
         }
     }
@@ -350,7 +368,7 @@ impl Storage for PostgresStore {
         let conn = self.connected(&mut guard)?;
         let lost = |e: postgres::Error| self.lost(&e);
         // One round trip: the transaction, the sequencer lock, the counter.
-        let begun = conn.client.simple_query(&format!(
+        let begun = conn.begin(&format!(
             "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({SEQUENCER_LOCK}); \
              UPDATE commits SET n = n + 1 RETURNING n"
         ));
@@ -367,7 +385,7 @@ impl Storage for PostgresStore {
         let counter = match counter {
             Ok(n) => n,
             Err(e) => {
-                let _ = conn.client.batch_execute("ROLLBACK");
+                conn.rollback();
                 self.keep_if_alive(&mut guard);
                 return Err(e);
             }
@@ -377,7 +395,7 @@ impl Storage for PostgresStore {
             let mut tx = PgTx { c: RefCell::new(&mut *conn), generation };
             f(&mut tx)
         };
-        let committed = finish(&mut conn.client, result, &lost);
+        let committed = finish(conn, result, &lost);
         let mut v = self.version.lock().unwrap_or_else(|p| p.into_inner());
         if committed.is_ok() {
             // Our own commit: the next transaction finding this counter knows nobody else wrote.
@@ -399,12 +417,12 @@ impl Storage for PostgresStore {
             .unwrap_or_else(|| self.readers[0].lock().unwrap_or_else(|p| p.into_inner()));
         let conn = self.connected(&mut guard)?;
         let lost = |e: postgres::Error| self.lost(&e);
-        let result = match conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-            Ok(()) => {
+        let result = match conn.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+            Ok(_) => {
                 let generation = self.version.lock().unwrap_or_else(|p| p.into_inner()).generation;
                 let mut tx = PgTx { c: RefCell::new(&mut *conn), generation };
                 let r = f(&mut tx);
-                finish(&mut conn.client, r, &lost)
+                finish(conn, r, &lost)
             }
             Err(e) => Err(lost(e)),
         };
@@ -433,12 +451,16 @@ fn pg(e: &postgres::Error) -> Error {
                 .contains(s)
         });
     if lost {
+        let cause = std::error::Error::source(e)
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default();
         return Error::new(
             ErrorCode::Storage,
             "",
             format!(
-                "database: the connection to PostgreSQL failed or was lost ({e}); nothing was acknowledged: retry \
-                 the call (the same idempotency key replays the same answer)"
+                "database: the connection to PostgreSQL failed or was lost ({e}{cause}); nothing was acknowledged: \
+                 retry the call (the same idempotency key replays the same answer)"
             ),
         );
     }

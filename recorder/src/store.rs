@@ -1,6 +1,7 @@
 //! The storage the recorder needs, as a small trait: one write transaction at a time (with savepoints, so that a
 //! group of calls commits together and a failed call leaves nothing), read transactions beside it, and typed rows.
-//! [`crate::sqlite::SqliteStore`] implements it on one SQLite file; a shared SQL store can follow (docs/RECORDER.md).
+//! [`crate::sqlite::SqliteStore`] implements it on one SQLite file, `crate::postgres::PostgresStore` (feature
+//! `postgres`) on a PostgreSQL database shared by several processes (docs/RECORDER.md).
 
 use std::fmt;
 

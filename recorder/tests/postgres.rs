@@ -324,7 +324,8 @@ fn check_log(server: &PgServer, db: &str, url: &str, names: &[String], count: us
         let size = curbi::proof::note::parse_curbi_checkpoint(h).expect("a head").checkpoint().size();
         by_size.entry(size).or_default().insert(h);
     }
-    assert!(by_size.len() >= names.len(), "heads from the workers: {}", by_size.len());
+    // Each worker signed at least one (two may share a size, then they are the same head).
+    assert!(seen.heads.len() >= names.len(), "heads from the workers: {}", seen.heads.len());
     for (size, notes) in &by_size {
         assert_eq!(notes.len(), 1, "two heads for size {size}");
     }
