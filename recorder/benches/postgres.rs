@@ -8,46 +8,16 @@
 //! sets the pairs per run (default 400).
 #![allow(clippy::panic, unreachable_pub, dead_code)]
 
+mod common;
 #[path = "../tests/common/pg.rs"]
 mod pg;
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use curbi_recorder::{AttestRequest, Outcome, Recorder, RecorderOptions, parse_key};
-use serde_json::json;
-
-const ORIGIN: &str = "curbi-checkpoint-v1.bench.example/log";
-
-fn open(path: &str) -> Recorder {
-    let key = parse_key(&curbi_recorder::keyfile::key_text(&[7; 32], Some("bench"))).expect("key");
-    let r = Recorder::open(RecorderOptions::new(path, ORIGIN, key).fixed_clock(1_793_714_400)).expect("opens");
-    let grant = json!({"id": "g", "agent": "agent:a", "operations": ["billing.refund"], "resources": ["charge:*"],
-                       "limits": {"max_amount": 100000, "currency": "USD"}, "expires_at": "2027-01-01T00:00:00Z"});
-    r.grant(&grant).expect("grant");
-    r
-}
-
-fn request(key: &str) -> AttestRequest {
-    AttestRequest {
-        grant: "g".into(),
-        mutation: curbi::proof::gate::Mutation {
-            tenant: "acme".into(),
-            idempotency_key: key.into(),
-            agent: "agent:a".into(),
-            operation: "billing.refund".into(),
-            resource: "charge:ch_1".into(),
-            amount: Some(500),
-            currency: Some("USD".into()),
-        },
-        checkout: None,
-        step_up_confirmed: false,
-        conversation: None,
-    }
-}
-
-const EVIDENCE: &[u8] =
-    br#"{"id":"re_1","operation":"billing.refund","resource":"charge:ch_1","amount":500,"currency":"usd","status":"succeeded"}"#;
+use common::{evidence, open, request};
+use curbi_recorder::{Outcome, Recorder};
 
 /// Attest + confirm pairs per second with `callers` threads sharing `pairs` actions.
 fn pairs_per_second(r: &Arc<Recorder>, tag: &str, callers: usize, pairs: usize) -> f64 {
@@ -61,7 +31,7 @@ fn pairs_per_second(r: &Arc<Recorder>, tag: &str, callers: usize, pairs: usize) 
                 for i in 0..each {
                     let key = format!("{tag}-{c}-{i}");
                     r.attest(&request(&key)).expect("attests");
-                    r.confirm("acme", &key, Outcome::Done(EVIDENCE.to_vec())).expect("confirms");
+                    r.confirm("acme", &key, Outcome::Done(evidence())).expect("confirms");
                 }
             })
         })
@@ -79,9 +49,9 @@ fn main() {
     }
     let pairs: usize = std::env::var("CURBI_BENCH_PAIRS").ok().and_then(|n| n.parse().ok()).unwrap_or(400);
     let dir = tempfile::tempdir().expect("dir");
-    let sqlite = Arc::new(open(&dir.path().join("bench.db").to_string_lossy()));
+    let sqlite = Arc::new(open(&dir.path().join("bench.db")));
     let server = pg::PgServer::start();
-    let postgres = Arc::new(open(&server.create_db("bench")));
+    let postgres = Arc::new(open(Path::new(&server.create_db("bench"))));
     println!("recorder on PostgreSQL vs SQLite: {pairs} attest+confirm pairs per run, fixed clock, full durability");
     for callers in [1, 8] {
         // Warm both (statements prepared, caches filled), then measure them alternately.
