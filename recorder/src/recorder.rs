@@ -46,7 +46,8 @@ impl Clock for SystemClock {
 /// How to open a recorder.
 #[derive(Debug, Clone)]
 pub struct RecorderOptions {
-    /// The SQLite database file (created when missing).
+    /// The SQLite database file (created when missing), or a `postgres://` / `postgresql://` URL (feature
+    /// `postgres`; docs/RECORDER.md §Deployment on PostgreSQL).
     pub path: PathBuf,
     /// The log origin, `curbi-checkpoint-v1.<name>`: fixed when the database is created. Empty: the one stored.
     pub origin: String,
