@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash bench-recorder load linear
+.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash bench-recorder bench-postgres load linear
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
@@ -39,6 +39,11 @@ crash:
 
 bench-recorder:
 	$(CARGO) bench -p curbi-recorder --locked --bench recorder
+
+# The PostgreSQL store against the SQLite store in one run, 1 and 8 callers (a cluster of its own in a temporary
+# folder; Debian's postgresql package, which `make test` installs).
+bench-postgres:
+	$(CARGO) bench -p curbi-recorder --locked --features postgres --bench postgres
 
 # Issue 15's bounded hostile load on loopback (docs/SECURITY.md): 50 hostile and 50 ordinary clients and 500 idle
 # connections against the release `curbi serve` for 20 s; fails unless the ordinary p99 < 100 ms and peak RSS < 256 MiB.

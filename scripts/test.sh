@@ -26,6 +26,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing ${missing[*]} from Debian's packages"
   apt-get update -qq && apt-get install -y -qq gcc valgrind binutils cmake pkgconf >/dev/null
 fi
+# Setup: Debian's PostgreSQL server for the recorder's PostgreSQL tests (they start a cluster of their own in a
+# temporary folder, as the unprivileged user nobody when run as root; nothing is started at install).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  echo "==> installing postgresql from Debian's packages"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+fi
 # Setup: rustfmt and clippy come from rustup on a fresh machine.
 if command -v rustup >/dev/null 2>&1; then
   rustup component add rustfmt clippy >/dev/null 2>&1 || true
@@ -50,6 +56,10 @@ step "recorder vectors (Rust)" cargo test -p curbi-recorder --locked --test vect
 # SIGKILL at every step: 200 kills here (CURBI_CRASH_ITERATIONS); `make crash` runs thousands.
 step "recorder crash tests (SIGKILL at nine failpoints and at random)" \
   cargo test -p curbi-recorder --locked --features failpoints --test crash -- --nocapture
+# A real PostgreSQL (tests/common/pg.rs): scenario vectors, the database's own rules, four recorder processes, the
+# sequencer SIGKILLed mid-load and a hung one cut off (docs/RECORDER.md §Deployment on PostgreSQL).
+step "recorder on PostgreSQL (vectors, four processes, sequencer failover)" \
+  cargo test -p curbi-recorder --locked --features postgres,failpoints --test postgres -- --nocapture
 step "bench compiles" cargo bench --workspace --locked --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli

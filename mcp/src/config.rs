@@ -165,8 +165,10 @@ impl Config {
                 Some(file) => open["key_file"] = file.into(),
                 None => open["key_env"] = curbi_recorder::KEY_ENV.into(),
             }
-            let r = curbi_recorder::api::open_json(open.to_string().as_bytes())
-                .map_err(|e| format!("CURBI_MCP_RECORDER_DB {db}: {} ({})", e.message, e.code))?;
+            let r = curbi_recorder::api::open_json(open.to_string().as_bytes()).map_err(|e| {
+                // A PostgreSQL URL's password is never echoed.
+                format!("CURBI_MCP_RECORDER_DB {}: {} ({})", curbi_recorder::redact_url(&db), e.message, e.code)
+            })?;
             c.recorder = Some(Arc::new(r));
         }
         if let Some(path) = var("CURBI_RECEIPT_KEYS_FILE") {

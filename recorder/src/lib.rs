@@ -1,10 +1,13 @@
 //! Curbi's durable recorder (docs/RECORDER.md): Proof of Action inside merchant code. Grants, attestations,
-//! provider outcomes, receipts, the Merkle log and its signed heads live in one SQLite file; every step is on disk
+//! provider outcomes, receipts, the Merkle log and its signed heads live in one SQLite file (or one PostgreSQL
+//! database shared by several processes, feature `postgres`); every step is on disk
 //! before it returns, and a restart restores everything, so a restart never looks like a forked log.
 
 pub mod api;
 mod failpoint;
 pub mod keyfile;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod recorder;
 pub mod sqlite;
 pub mod store;
@@ -15,4 +18,4 @@ pub use recorder::{
     AttestRequest, Attested, BundleRequest, GrantInfo, Head, OpenAction, OpenActions, Outcome, Recorder,
     RecorderOptions, Select, Settled, StoredReceipt, SystemClock,
 };
-pub use store::{About, Storage, Tx};
+pub use store::{About, Storage, Tx, is_postgres_url, redact_url};

@@ -46,7 +46,8 @@ impl Clock for SystemClock {
 /// How to open a recorder.
 #[derive(Debug, Clone)]
 pub struct RecorderOptions {
-    /// The SQLite database file (created when missing).
+    /// The SQLite database file (created when missing), or a `postgres://` / `postgresql://` URL (feature
+    /// `postgres`; docs/RECORDER.md §Deployment on PostgreSQL).
     pub path: PathBuf,
     /// The log origin, `curbi-checkpoint-v1.<name>`: fixed when the database is created. Empty: the one stored.
     pub origin: String,
@@ -345,10 +346,14 @@ fn timestamp(t: i64) -> Result<Timestamp, Error> {
 }
 
 impl Recorder {
-    /// Opens the recorder on its SQLite file, restoring everything it holds.
+    /// Opens the recorder on its SQLite file, or on PostgreSQL when the path is a `postgres://` or
+    /// `postgresql://` URL (feature `postgres`), restoring everything it holds.
     pub fn open(options: RecorderOptions) -> Result<Recorder, Error> {
-        let store = SqliteStore::open(&options.path)?;
-        Recorder::open_on(Arc::new(store), options)
+        let store: Arc<dyn Storage> = match options.path.to_str().filter(|p| crate::store::is_postgres_url(p)) {
+            Some(url) => open_postgres(url)?,
+            None => Arc::new(SqliteStore::open(&options.path)?),
+        };
+        Recorder::open_on(store, options)
     }
 
     /// Opens the recorder on any [`Storage`].
@@ -571,6 +576,17 @@ impl Recorder {
         })?;
         out.ok_or_else(|| err(ErrorCode::Internal, "", "the read ran no transaction"))
     }
+}
+
+#[cfg(feature = "postgres")]
+fn open_postgres(url: &str) -> Result<Arc<dyn Storage>, Error> {
+    Ok(Arc::new(crate::postgres::PostgresStore::open(url)?))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(url: &str) -> Result<Arc<dyn Storage>, Error> {
+    let m = format!("{}: this build has no PostgreSQL store (feature `postgres`)", crate::store::redact_url(url));
+    Err(err(ErrorCode::Unsupported, "/path", m))
 }
 
 /// Runs one call; a panic in it (a bug) is that call's `internal` error, never a stuck leader.

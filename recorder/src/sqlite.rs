@@ -278,16 +278,16 @@ struct SqliteTx<'c> {
     c: &'c Connection,
 }
 
-fn hash_of(bytes: Vec<u8>) -> Result<Hash, Error> {
+pub(crate) fn hash_of(bytes: Vec<u8>) -> Result<Hash, Error> {
     <Hash>::try_from(bytes.as_slice())
         .map_err(|_| Error::new(ErrorCode::Corrupt, "", format!("a stored hash is {} bytes, not 32", bytes.len())))
 }
 
-fn to_i64(v: u64) -> Result<i64, Error> {
+pub(crate) fn to_i64(v: u64) -> Result<i64, Error> {
     i64::try_from(v).map_err(|_| Error::new(ErrorCode::OutOfRange, "", format!("{v} is beyond the store's range")))
 }
 
-fn to_u64(v: i64) -> Result<u64, Error> {
+pub(crate) fn to_u64(v: i64) -> Result<u64, Error> {
     u64::try_from(v).map_err(|_| Error::new(ErrorCode::Corrupt, "", format!("a stored count is negative ({v})")))
 }
 
@@ -394,15 +394,20 @@ impl SqliteTx<'_> {
         for r in rows {
             leaves.push(leaf_hash(r.map_err(storage)?.as_bytes()));
         }
-        if leaves.len() as u64 != width {
-            return Ok(None);
-        }
-        // Pairwise up to the subtree's root: RFC 9162's MTH of a complete aligned range.
-        while leaves.len() > 1 {
-            leaves = leaves.chunks(2).map(|p| node_hash(&p[0], &p[1])).collect();
-        }
-        Ok(leaves.pop())
+        Ok(subtree_root(leaves, width))
     }
+}
+
+/// The root of a complete aligned subtree of `width` leaves from their hashes (pairwise up: RFC 9162's MTH);
+/// `None` when the log does not have all of them yet.
+pub(crate) fn subtree_root(mut leaves: Vec<Hash>, width: u64) -> Option<Hash> {
+    if leaves.len() as u64 != width {
+        return None;
+    }
+    while leaves.len() > 1 {
+        leaves = leaves.chunks(2).map(|p| node_hash(&p[0], &p[1])).collect();
+    }
+    leaves.pop()
 }
 
 impl Tx for SqliteTx<'_> {

@@ -228,3 +228,14 @@ fn requests_are_read_strictly_with_paths() {
         assert_eq!((e.code.as_str(), e.path.as_str()), (code, path), "{method} {body}: {e}");
     }
 }
+
+/// A build without the PostgreSQL store says so for a URL, without the URL's password.
+#[cfg(not(feature = "postgres"))]
+#[test]
+fn a_postgres_url_without_the_feature_is_unsupported() {
+    let url = "postgres://shop:hunter2@db.internal/log";
+    let options = curbi_recorder::RecorderOptions::new(url, ORIGIN, key(1, "k1")).fixed_clock(T0);
+    let e = curbi_recorder::Recorder::open(options).expect_err("no PostgreSQL store in this build");
+    assert_eq!((e.code.as_str(), e.path.as_str()), ("unsupported", "/path"), "{e}");
+    assert!(!e.message.contains("hunter2") && e.message.contains("shop:***@db.internal"), "{e}");
+}

@@ -2,6 +2,10 @@
 //! bundle verifier, which the public proof vectors pin).
 #![allow(dead_code, unreachable_pub, clippy::panic)]
 
+#[cfg(feature = "postgres")]
+pub mod pg;
+pub mod scenarios;
+
 use std::path::Path;
 
 use curbi_recorder::{LoadedKey, Recorder, RecorderOptions, parse_key};
