@@ -8,6 +8,7 @@ pub mod keyfile;
 pub mod recorder;
 pub mod sqlite;
 pub mod store;
+pub mod tiles;
 mod tree;
 
 pub use keyfile::{KEY_ENV, LoadedKey, generate_key_file, parse_key, read_key_env, read_key_file};

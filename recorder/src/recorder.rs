@@ -399,6 +399,11 @@ impl Recorder {
         &self.origin
     }
 
+    /// The store, for the publisher and the witness client (crate `tiles`, `witness`).
+    pub(crate) fn storage(&self) -> &dyn Storage {
+        &*self.store
+    }
+
     pub fn kid(&self) -> &str {
         &self.kid
     }
