@@ -309,6 +309,8 @@ pub struct Recorder {
     writer: Mutex<Ctx>,
     /// The last time this process committed, for calls to start from.
     last_time: AtomicI64,
+    /// Witnesses and a publish directory for each head signed through `call_json` (crate `witness`).
+    sharing: std::sync::OnceLock<crate::witness::Sharing>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -392,11 +394,22 @@ impl Recorder {
             queue: Mutex::new(Queue::default()),
             writer: Mutex::new(Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: i64::MIN }),
             last_time: AtomicI64::new(i64::MIN),
+            sharing: std::sync::OnceLock::new(),
         })
     }
 
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// Sets, once, what `checkpoint` calls through [`Recorder::call_json`] do with each head they sign.
+    pub fn share_heads(&self, sharing: crate::witness::Sharing) -> Result<(), Error> {
+        self.sharing.set(sharing).map_err(|_| err(ErrorCode::ConflictingFields, "/witnesses", "already set"))
+    }
+
+    /// What [`Recorder::share_heads`] set.
+    pub fn sharing(&self) -> Option<&crate::witness::Sharing> {
+        self.sharing.get()
     }
 
     /// The store, for the publisher and the witness client (crate `tiles`, `witness`).

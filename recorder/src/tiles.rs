@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use curbi::proof::merkle::leaf_hash;
 use curbi::proof::note;
-use curbi::proof::tiles::{TILE_HEIGHT, TILE_WIDTH, entries_path, hashes_at, index_path, push_entry, tile_path, tile_width};
+use curbi::proof::tiles::{
+    TILE_HEIGHT, TILE_WIDTH, entries_path, hashes_at, index_path, push_entry, tile_path, tile_width,
+};
 use curbi::{Error, ErrorCode};
 use serde::Serialize;
 
@@ -166,7 +168,11 @@ fn write_tile(tx: &dyn Tx, dir: &Path, level: u32, n: u64, width: u64) -> Result
     for i in 0..width {
         let index = n * TILE_WIDTH + i;
         let hash = tx.node(TILE_HEIGHT * level, index)?.ok_or_else(|| {
-            Error::new(ErrorCode::Corrupt, "", format!("the tree has no node at level {} for {index}", TILE_HEIGHT * level))
+            Error::new(
+                ErrorCode::Corrupt,
+                "",
+                format!("the tree has no node at level {} for {index}", TILE_HEIGHT * level),
+            )
         })?;
         bytes.extend_from_slice(&hash);
     }

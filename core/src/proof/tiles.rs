@@ -31,7 +31,12 @@ pub fn index_path(index: u64) -> String {
         rest /= 1000;
     }
     let last = groups.len() - 1;
-    groups.iter().rev().enumerate().map(|(i, g)| if i < last { format!("x{g:03}/") } else { format!("{g:03}") }).collect()
+    groups
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, g)| if i < last { format!("x{g:03}/") } else { format!("{g:03}") })
+        .collect()
 }
 
 fn suffix(width: u64) -> String {
@@ -78,9 +83,8 @@ pub fn split_entries<'b>(bundle: &'b [u8], path: &str) -> Result<Vec<&'b [u8]>, 
     let mut entries = Vec::new();
     let mut rest = bundle;
     while !rest.is_empty() {
-        let (len, tail) = rest
-            .split_first_chunk::<2>()
-            .ok_or_else(|| corrupt(path, "ends inside an entry's length".into()))?;
+        let (len, tail) =
+            rest.split_first_chunk::<2>().ok_or_else(|| corrupt(path, "ends inside an entry's length".into()))?;
         let len = usize::from(u16::from_be_bytes(*len));
         if tail.len() < len {
             return Err(corrupt(path, format!("entry {} is cut short", entries.len())));
@@ -167,7 +171,9 @@ impl<'f, F: Fetch + ?Sized> TileReader<'f, F> {
                     Error::new(ErrorCode::NotFound, "", format!("the log publishes no entry bundle {path} nor {full}"))
                 })?
             }
-            None => return Err(Error::new(ErrorCode::NotFound, "", format!("the log publishes no entry bundle {path}"))),
+            None => {
+                return Err(Error::new(ErrorCode::NotFound, "", format!("the log publishes no entry bundle {path}")));
+            }
         };
         let entries = split_entries(&bytes, &path)?;
         if (entries.len() as u64) < width {
@@ -199,9 +205,10 @@ impl<F: Fetch + ?Sized> NodeStore for TileReader<'_, F> {
         let first = index << height;
         let tile = self.tile(tile_level, first / TILE_WIDTH)?;
         let start = (first % TILE_WIDTH) as usize;
-        let mut layer: Vec<Hash> = tile.get(start..start + (1usize << height)).map(<[Hash]>::to_vec).ok_or_else(
-            || corrupt(&tile_path(tile_level, first / TILE_WIDTH, TILE_WIDTH), "is too short for the tree".into()),
-        )?;
+        let mut layer: Vec<Hash> =
+            tile.get(start..start + (1usize << height)).map(<[Hash]>::to_vec).ok_or_else(|| {
+                corrupt(&tile_path(tile_level, first / TILE_WIDTH, TILE_WIDTH), "is too short for the tree".into())
+            })?;
         while layer.len() > 1 {
             layer = layer.chunks_exact(2).map(|p| super::merkle::node_hash(&p[0], &p[1])).collect();
         }
@@ -226,8 +233,9 @@ pub fn bundle_from_tiles<F: Fetch + ?Sized>(
     if known.len() > MAX_CONSISTENCY {
         return Err(Error::new(ErrorCode::TooManyItems, "/known", format!("more than {MAX_CONSISTENCY} known heads")));
     }
-    let bytes =
-        fetch.fetch("checkpoint")?.ok_or_else(|| Error::new(ErrorCode::NoHead, "", "the log publishes no checkpoint"))?;
+    let bytes = fetch
+        .fetch("checkpoint")?
+        .ok_or_else(|| Error::new(ErrorCode::NoHead, "", "the log publishes no checkpoint"))?;
     let head = String::from_utf8(bytes)
         .map_err(|_| Error::new(ErrorCode::InvalidNote, "/head", "the published checkpoint is not UTF-8"))?;
     let signed =
@@ -236,7 +244,11 @@ pub fn bundle_from_tiles<F: Fetch + ?Sized>(
     let tiles = TileReader::new(fetch, size);
     let root = super::merkle::root_in(&tiles, size)?;
     if root != *signed.checkpoint().root() {
-        return Err(Error::new(ErrorCode::Corrupt, "/head", "the published tiles do not hash to the checkpoint's root"));
+        return Err(Error::new(
+            ErrorCode::Corrupt,
+            "/head",
+            "the published tiles do not hash to the checkpoint's root",
+        ));
     }
     let mut receipts = Vec::with_capacity(indexes.len());
     let mut bundles: HashMap<u64, Vec<Vec<u8>>> = HashMap::new();
@@ -256,7 +268,12 @@ pub fn bundle_from_tiles<F: Fetch + ?Sized>(
         let receipt = String::from_utf8(entry).map_err(|_| {
             Error::new(ErrorCode::Corrupt, format!("/receipts/{i}"), format!("entry {index} is not UTF-8"))
         })?;
-        receipts.push(BundleItem { proof: inclusion_proof_in(&tiles, index, size)?, index, attestation: None, receipt });
+        receipts.push(BundleItem {
+            proof: inclusion_proof_in(&tiles, index, size)?,
+            index,
+            attestation: None,
+            receipt,
+        });
     }
     let mut consistency = Vec::with_capacity(known.len());
     for (i, old) in known.iter().enumerate() {
