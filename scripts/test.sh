@@ -50,6 +50,8 @@ step "recorder vectors (Rust)" cargo test -p curbi-recorder --locked --test vect
 # SIGKILL at every step: 200 kills here (CURBI_CRASH_ITERATIONS); `make crash` runs thousands.
 step "recorder crash tests (SIGKILL at nine failpoints and at random)" \
   cargo test -p curbi-recorder --locked --features failpoints --test crash -- --nocapture
+# The published log read back by the Go tlog modules, and heads cosigned by torchwood's litewitness (issue 20).
+step "recorder tiles and witnesses: Go tlog client and litewitness (testkit/tlog)" bash testkit/tlog/test.sh
 step "bench compiles" cargo bench --workspace --locked --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli

@@ -1164,7 +1164,8 @@ impl Recorder {
                 Some(text) => (text.clone(), self.own_head(tx, &keys, text, "/head")?),
                 None => {
                     let h = tx.latest_head()?.ok_or_else(|| err(ErrorCode::NoHead, "/head", "no head signed yet"))?;
-                    (h.note, h.size)
+                    // With the witness cosignatures collected for it (crate `witness`).
+                    (crate::tiles::cosigned_note(&*tx, &h)?, h.size)
                 }
             };
             let mut receipts = Vec::with_capacity(count);
@@ -1245,7 +1246,15 @@ impl Recorder {
     pub fn status(&self) -> Result<Value, Error> {
         let (size, head) = self.read(|tx| Ok((tx.size()?, tx.latest_head()?)))?;
         let head = head.map(|h| serde_json::json!({"size": h.size, "note": h.note}));
-        Ok(serde_json::json!({"origin": self.origin, "kid": self.kid, "size": size, "head": head}))
+        let vkey = self.note_vkey()?;
+        Ok(serde_json::json!({"origin": self.origin, "kid": self.kid, "vkey": vkey, "size": size, "head": head}))
+    }
+
+    /// The log's C2SP note verifier key (Ed25519, named by the origin): what witnesses and tlog clients pin.
+    pub fn note_vkey(&self) -> Result<String, Error> {
+        let v = note::NoteVerifier::new(&self.origin, note::SignatureKind::Ed25519, self.key.verifying_key())
+            .map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
+        Ok(v.to_vkey())
     }
 }
 

@@ -264,5 +264,6 @@ class RecorderStatus(TypedDict):
 
     origin: str
     kid: str
+    vkey: str
     size: int
     head: Optional[Head]
