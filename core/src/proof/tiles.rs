@@ -261,10 +261,11 @@ pub fn bundle_from_tiles<F: Fetch + ?Sized>(
             ));
         }
         let n = index / TILE_WIDTH;
-        if !bundles.contains_key(&n) {
-            bundles.insert(n, tiles.entries(n)?);
-        }
-        let entry = bundles.get(&n).and_then(|b| b.get((index % TILE_WIDTH) as usize)).cloned().unwrap_or_default();
+        let bundle = match bundles.entry(n) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(tiles.entries(n)?),
+        };
+        let entry = bundle.get((index % TILE_WIDTH) as usize).cloned().unwrap_or_default();
         let receipt = String::from_utf8(entry).map_err(|_| {
             Error::new(ErrorCode::Corrupt, format!("/receipts/{i}"), format!("entry {index} is not UTF-8"))
         })?;
