@@ -24,15 +24,6 @@ fn bin(name: &str) -> PathBuf {
     Path::new(&dir).join(name)
 }
 
-fn grow(r: &Recorder, size: u64, prefix: &str) {
-    let from = call(r, "status", "{}")["size"].as_u64().expect("size");
-    for i in from..size {
-        let key = format!("{prefix}-{i}");
-        assert_eq!(call(r, "attest", &attest_body(&key, 100))["decision"], "ALLOW");
-        assert_eq!(settle(r, "confirm", &key, "DONE", Some(&evidence(100)))["seq"], i);
-    }
-}
-
 /// Runs the Go client on `dir`; its JSON summary, or its error text.
 fn go_client(dir: &Path, vkey: &str, extra: &[String]) -> Result<Value, String> {
     let out = Command::new(bin("tlog"))
@@ -53,8 +44,7 @@ fn go_client(dir: &Path, vkey: &str, extra: &[String]) -> Result<Value, String> 
 #[ignore = "needs the Go tools: testkit/tlog/test.sh"]
 fn the_go_tlog_client_reads_the_published_log() {
     let tmp = tempfile::tempdir().expect("dir");
-    let r = open(&tmp.path().join("log.db"), 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let r = fresh_log(tmp.path(), "log.db");
     let out = tmp.path().join("public");
     let mut old = Vec::new();
     for size in [100u64, 300, 600] {
@@ -77,8 +67,7 @@ fn the_go_tlog_client_reads_the_published_log() {
 
     // The Go client can fail: a head of a fork (same key, other entries) is not a prefix of the published log,
     // another key does not verify the checkpoint, and a flipped bit in a tile breaks the root.
-    let fork = open(&tmp.path().join("fork.db"), 1, "k1", T0);
-    call(&fork, "grant", &refund_grant().to_string());
+    let fork = fresh_log(tmp.path(), "fork.db");
     grow(&fork, 150, "other");
     let forked = tmp.path().join("fork-head");
     std::fs::write(&forked, call(&fork, "checkpoint", "{}")["note"].as_str().expect("note")).expect("writes");
@@ -274,8 +263,7 @@ fn litewitnesses_cosign_each_head_and_the_verifier_counts_them() {
 
     // A fork under the same key and origin: w0 tells it its size (12), and refuses the consistency proof the fork
     // offers from there (422); the fork's head never gets w0's line.
-    let fork = open(&tmp.path().join("fork.db"), 1, "k1", T0);
-    call(&fork, "grant", &refund_grant().to_string());
+    let fork = fresh_log(tmp.path(), "fork.db");
     grow(&fork, 13, "other");
     call(&fork, "checkpoint", "{}");
     let cosigned = fork.cosign(&[lites[0].witness()], Duration::from_secs(3)).expect("asks");
@@ -284,8 +272,7 @@ fn litewitnesses_cosign_each_head_and_the_verifier_counts_them() {
     assert!(w0.error.as_deref().unwrap_or("").starts_with("422"), "{w0:?}");
     assert!(!cosigned.note.contains("witness.test/w0"));
     // The same size with another root: 409 on the retry, never a cosignature.
-    let fork12 = open(&tmp.path().join("fork12.db"), 1, "k1", T0);
-    call(&fork12, "grant", &refund_grant().to_string());
+    let fork12 = fresh_log(tmp.path(), "fork12.db");
     grow(&fork12, 12, "other");
     call(&fork12, "checkpoint", "{}");
     let cosigned = fork12.cosign(&[lites[0].witness()], Duration::from_secs(3)).expect("asks");

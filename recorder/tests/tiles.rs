@@ -11,18 +11,8 @@ use std::path::Path;
 use common::*;
 use curbi::proof::merkle::leaf_hash;
 use curbi::proof::tiles::bundle_from_tiles;
-use curbi_recorder::{BundleRequest, Recorder, Select};
+use curbi_recorder::{BundleRequest, Select};
 use serde_json::{Value, json};
-
-/// Adds receipts until the log holds `size`.
-fn grow(r: &Recorder, size: u64) {
-    let from = call(r, "status", "{}")["size"].as_u64().expect("size");
-    for i in from..size {
-        let key = format!("rf-{i}");
-        assert_eq!(call(r, "attest", &attest_body(&key, 100))["decision"], "ALLOW");
-        assert_eq!(settle(r, "confirm", &key, "DONE", Some(&evidence(100)))["seq"], i);
-    }
-}
 
 /// Every file under `dir`, as paths relative to it.
 fn files(dir: &Path) -> BTreeSet<String> {
@@ -56,19 +46,18 @@ fn from_dir(dir: &Path) -> impl Fn(&str) -> Result<Option<Vec<u8>>, curbi::Error
 #[test]
 fn the_log_is_published_incrementally_in_the_spec_s_layout() {
     let tmp = tempfile::tempdir().expect("dir");
-    let r = open(&tmp.path().join("log.db"), 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let r = fresh_log(tmp.path(), "log.db");
     let out = tmp.path().join("public");
     assert_eq!(code_of(r.call_json("publish", json!({"dir": out}).to_string().as_bytes())), "no_head");
 
-    grow(&r, 5);
+    grow(&r, 5, "rf");
     call(&r, "checkpoint", "{}");
     let p = call(&r, "publish", &json!({"dir": out}).to_string());
     assert_eq!((p["size"].as_u64(), p["previous"].as_u64(), p["files"].as_u64()), (Some(5), Some(0), Some(2)));
     assert_eq!(files(&out), set(&["checkpoint", "tile/0/000.p/5", "tile/entries/000.p/5"]));
 
     // 300 = one full level-0 tile and one of 44; level 1 has one hash (the first tile's root).
-    grow(&r, 300);
+    grow(&r, 300, "rf");
     call(&r, "checkpoint", "{}");
     let p = call(&r, "publish", &json!({"dir": out}).to_string());
     assert_eq!((p["previous"].as_u64(), p["files"].as_u64()), (Some(5), Some(5)));
@@ -87,7 +76,7 @@ fn the_log_is_published_incrementally_in_the_spec_s_layout() {
     assert_eq!(p["files"], 0);
 
     // 600: tile 0/001 fills (its partial goes), 0/002 is partial at 88, level 1 has two hashes.
-    grow(&r, 600);
+    grow(&r, 600, "rf");
     call(&r, "checkpoint", "{}");
     let p = call(&r, "publish", &json!({"dir": out}).to_string());
     assert_eq!(p["files"], 5, "two level-0 tiles, their two entry bundles and the level-1 tile");
@@ -123,12 +112,11 @@ fn the_log_is_published_incrementally_in_the_spec_s_layout() {
 #[test]
 fn a_bundle_from_the_tiles_alone_equals_the_recorder_s_and_verifies() {
     let tmp = tempfile::tempdir().expect("dir");
-    let r = open(&tmp.path().join("log.db"), 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let r = fresh_log(tmp.path(), "log.db");
     let out = tmp.path().join("public");
     let mut heads = Vec::new();
     for size in [3u64, 256, 300, 517] {
-        grow(&r, size);
+        grow(&r, size, "rf");
         heads.push(call(&r, "checkpoint", "{}")["note"].as_str().expect("note").to_string());
         r.publish(&out).expect("publishes");
     }
@@ -166,14 +154,12 @@ fn a_bundle_from_the_tiles_alone_equals_the_recorder_s_and_verifies() {
 fn a_directory_of_another_log_or_a_later_size_is_refused_and_no_temporary_file_stays() {
     let tmp = tempfile::tempdir().expect("dir");
     let out = tmp.path().join("public");
-    let a = open(&tmp.path().join("a.db"), 1, "k1", T0);
-    call(&a, "grant", &refund_grant().to_string());
-    grow(&a, 4);
+    let a = fresh_log(tmp.path(), "a.db");
+    grow(&a, 4, "rf");
     call(&a, "checkpoint", "{}");
     a.publish(&out).expect("publishes");
     // Another database of the same origin (a fork, or a restored backup that lost entries): its heads are not ours.
-    let b = open(&tmp.path().join("b.db"), 1, "k1", T0);
-    call(&b, "grant", &refund_grant().to_string());
+    let b = fresh_log(tmp.path(), "b.db");
     call(&b, "attest", &attest_body("other", 200));
     settle(&b, "confirm", "other", "DONE", Some(&evidence(200)));
     call(&b, "checkpoint", "{}");
