@@ -60,6 +60,8 @@ step "recorder crash tests (SIGKILL at nine failpoints and at random)" \
 # sequencer SIGKILLed mid-load and a hung one cut off (docs/RECORDER.md §Deployment on PostgreSQL).
 step "recorder on PostgreSQL (vectors, four processes, sequencer failover)" \
   cargo test -p curbi-recorder --locked --features postgres,failpoints --test postgres -- --nocapture
+# The published log read back by the Go tlog modules, and heads cosigned by torchwood's litewitness (issue 20).
+step "recorder tiles and witnesses: Go tlog client and litewitness (testkit/tlog)" bash testkit/tlog/test.sh
 step "bench compiles" cargo bench --workspace --locked --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli

@@ -97,6 +97,16 @@ func (r *Recorder) Held(request []byte) (json.RawMessage, error) { return r.Call
 // Checkpoint signs the head of the log: {"size", "note"}. A size already signed answers with the head signed for it.
 func (r *Recorder) Checkpoint() (json.RawMessage, error) { return r.Call("checkpoint", []byte("{}")) }
 
+// Cosign asks the witnesses the recorder was opened with to cosign the latest head (C2SP tlog-witness):
+// {"size", "note", "witnesses"}, the note with every cosignature collected.
+func (r *Recorder) Cosign() (json.RawMessage, error) { return r.Call("cosign", []byte("{}")) }
+
+// Publish writes the log as C2SP tlog-tiles ({"dir"?}, the configured "publish" when absent):
+// {"size", "previous", "files", "checkpoint"}.
+func (r *Recorder) Publish(request []byte) (json.RawMessage, error) {
+	return r.Call("publish", request)
+}
+
 // Bundle makes a curbi.proof/0.1 bundle ({"receipts" | "actions", "head"?, "known"?, "attestations"?}), which
 // VerifyBundle checks offline under the recorder's Keys.
 func (r *Recorder) Bundle(request []byte) (json.RawMessage, error) { return r.Call("bundle", request) }

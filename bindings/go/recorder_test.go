@@ -364,3 +364,44 @@ func TestRecorderErrorsAndClose(t *testing.T) {
 		t.Fatalf("nil Recorder: %v", err)
 	}
 }
+
+// TestRecorderPublishAndCosign: Publish writes the log as C2SP tiles (checkpoint, a partial level-0 tile, its entry
+// bundle); Cosign without configured witnesses is refused with missing_field.
+func TestRecorderPublishAndCosign(t *testing.T) {
+	r, _ := openFirstScenario(t)
+	defer r.Close()
+	attest := `{"tenant":"acme","idempotency_key":"pub-1","grant":"g-refunds","action":{"agent":"agent:support",` +
+		`"operation":"billing.refund","resource":"charge:ch_1","amount":100,"currency":"USD"}}`
+	if _, err := r.Attest([]byte(attest)); err != nil {
+		t.Fatal(err)
+	}
+	evidence := `{"id":"re_1","operation":"billing.refund","resource":"charge:ch_1","amount":100,"currency":"usd"}`
+	body, _ := json.Marshal(map[string]string{"tenant": "acme", "idempotency_key": "pub-1", "outcome": "DONE", "evidence": evidence})
+	if _, err := r.Confirm(body); err != nil {
+		t.Fatal(err)
+	}
+	head, err := r.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct{ Note string }
+	if err := json.Unmarshal(head, &h); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "public")
+	req, _ := json.Marshal(map[string]string{"dir": dir})
+	published, err := r.Publish(req)
+	if err != nil || !contains(toAny(t, published), map[string]any{"size": json.Number("1"), "files": json.Number("2")}) {
+		t.Fatalf("publish: %s (%v)", published, err)
+	}
+	if cp, err := os.ReadFile(filepath.Join(dir, "checkpoint")); err != nil || string(cp) != h.Note {
+		t.Errorf("the published checkpoint is %q (%v), want the head", cp, err)
+	}
+	if tile, err := os.ReadFile(filepath.Join(dir, "tile", "0", "000.p", "1")); err != nil || len(tile) != 32 {
+		t.Errorf("tile/0/000.p/1: %d bytes (%v), want one leaf hash", len(tile), err)
+	}
+	var e *Error
+	if _, err := r.Cosign(); !errors.As(err, &e) || e.Code != "missing_field" {
+		t.Errorf("cosign without witnesses: %v", err)
+	}
+}

@@ -331,12 +331,18 @@ export interface RecorderConfig {
   attestation_ttl?: number
   /** Seconds a receipt stays fresh (default 30 days). */
   receipt_ttl?: number
+  /** Witnesses `checkpoint` asks to cosign each head (C2SP tlog-witness; plain http:// URL prefixes). */
+  witnesses?: Array<{ key: string; url: string }>
+  /** How long one witness request may take, in milliseconds (default 5000). */
+  witness_timeout_ms?: number
+  /** A directory `checkpoint` publishes the log into as C2SP tlog-tiles after each head. */
+  publish?: string
 }
 
 /** The recorder's calls, for `Recorder.call`. */
 export type RecorderMethod =
-  | 'grant' | 'mandate' | 'attest' | 'confirm' | 'reconcile' | 'held' | 'checkpoint' | 'bundle' | 'receipt' | 'keys'
-  | 'status' | 'set_clock'
+  | 'grant' | 'mandate' | 'attest' | 'confirm' | 'reconcile' | 'held' | 'checkpoint' | 'cosign' | 'publish' | 'bundle'
+  | 'receipt' | 'keys' | 'status' | 'set_clock'
 
 /** A grant as the recorder registers it: the action check's grant (docs/PURCHASE.md) with an `id` and without `used`
  * (the recorder counts uses itself). */
@@ -420,10 +426,34 @@ export interface HeldActions {
   more: boolean
 }
 
-/** A signed head: the log's size and its checkpoint note. */
+/** A signed head: the log's size and its checkpoint note; with witnesses or `publish` configured, their answers. */
 export interface Head {
   size: number
   note: string
+  witnesses?: WitnessAnswer[]
+  published?: Published
+}
+
+/** One witness's answer to a cosigning request. */
+export interface WitnessAnswer {
+  name: string
+  status: 'cosigned' | 'failed'
+  error?: string
+}
+
+/** The latest head with every cosignature collected, and each witness's answer. */
+export interface Cosigned {
+  size: number
+  note: string
+  witnesses: WitnessAnswer[]
+}
+
+/** The log published as C2SP tlog-tiles: up to `size` (from `previous`), `files` written, the checkpoint served. */
+export interface Published {
+  size: number
+  previous: number
+  files: number
+  checkpoint: string
 }
 
 /** Which receipts a bundle carries (by sequence number or by action), under which head, with consistency proofs from
@@ -454,10 +484,11 @@ export interface RecorderKeys {
   keys: Array<{ kty: 'OKP'; crv: 'Ed25519'; x: string; kid: string; 'curbi:nbf'?: number; 'curbi:exp'?: number }>
 }
 
-/** The log's origin, active kid, size and latest head. */
+/** The log's origin, active kid, note verifier key (for witnesses and tlog clients), size and latest head. */
 export interface RecorderStatus {
   origin: string
   kid: string
+  vkey: string
   size: number
   head: Head | null
 }

@@ -2,7 +2,7 @@
 /* eslint-disable */
 // From dts-header.d.ts: the document types (documents.d.ts); the rest is generated from src/*.rs by `napi build`.
 export * from './documents'
-import type { CheckerVersion, CurbiError, PriceItem, ForbidRule, Discount, PolicyDocument, Effect, Fact, CheckRecord, ReceiptKeys, CheckOptions, CheckCase, CheckRequest, Finding, ProofScope, Check, CaseResult, CheckBatch, CheckResponse, LintIssue, LintReport, ExportRequest, ExpectedFinding, Regression, RegressionExport, ReplayReport, DecisionReason, Decision, ProofBundle, VerifyOptions, VerifyBundleRequest, Verification, RecorderConfig, RecorderMethod, RecorderGrant, GrantInfo, AttestRequest, PurchaseAttestRequest, Attested, OutcomeRequest, Settled, HeldActions, Head, BundleRequest, StoredReceipt, RecorderKeys, RecorderStatus } from './documents'
+import type { CheckerVersion, CurbiError, PriceItem, ForbidRule, Discount, PolicyDocument, Effect, Fact, CheckRecord, ReceiptKeys, CheckOptions, CheckCase, CheckRequest, Finding, ProofScope, Check, CaseResult, CheckBatch, CheckResponse, LintIssue, LintReport, ExportRequest, ExpectedFinding, Regression, RegressionExport, ReplayReport, DecisionReason, Decision, ProofBundle, VerifyOptions, VerifyBundleRequest, Verification, RecorderConfig, RecorderMethod, RecorderGrant, GrantInfo, AttestRequest, PurchaseAttestRequest, Attested, OutcomeRequest, Settled, HeldActions, Head, BundleRequest, StoredReceipt, RecorderKeys, RecorderStatus, WitnessAnswer, Cosigned, Published } from './documents'
 
 /** A compiled policy: immutable, cheap to share. Made by `compilePolicy`; check any number of replies with it. */
 export declare class Policy {
@@ -65,6 +65,10 @@ export declare class Recorder {
   held(request?: { limit?: number } | string): Promise<HeldActions>
   /** Signs the head of the log; a size already signed resolves with the head signed for it. */
   checkpoint(): Promise<Head>
+  /** Asks the configured witnesses to cosign the latest head (C2SP tlog-witness). */
+  cosign(): Promise<Cosigned>
+  /** Publishes the log as C2SP tlog-tiles into `{dir}` (the configured `publish` when absent). */
+  publish(request?: { dir?: string } | string): Promise<Published>
   /** A `curbi.proof/0.1` bundle, which `verifyBundle` checks offline under `keys()`. */
   bundle(request: BundleRequest | string): Promise<ProofBundle>
   /** A stored receipt, by `{seq}` or by `{tenant, idempotency_key}`. */
@@ -76,7 +80,7 @@ export declare class Recorder {
   receipts(request: { subject: string; limit?: number } | { conversation: string; limit?: number } | string): Promise<{ receipts: string[] }>
   /** The log's keys as a JWKS, each with its window: the trust anchor to give verifiers. */
   keys(): Promise<RecorderKeys>
-  /** The log's origin, kid, size and latest head. */
+  /** The log's origin, kid, note verifier key, size and latest head. */
   status(): Promise<RecorderStatus>
   /** Moves a fixed clock to Unix time `now` (tests); rejects with `unsupported` on the system clock. */
   setClock(now: number): Promise<{}>

@@ -156,7 +156,10 @@ macro_rules! recorder_usage {
     () => {
         "  curbi recorder SUBCOMMAND --db DB ...
                                 The durable recorder: init, grant, attest, confirm, reconcile, held, checkpoint,
-                                bundle, receipt, keys, status (curbi recorder help; docs/RECORDER.md)
+                                bundle, receipt, keys, status, publish, cosign (curbi recorder help;
+                                docs/RECORDER.md)
+  curbi tiles bundle --from DIR --index N...
+                                A bundle from a log published as C2SP tiles alone (curbi tiles help)
 "
     };
 }
@@ -227,6 +230,7 @@ fn command_help(command: &str) -> Option<&'static str> {
         "verify" => concat!("Usage:\n", verify_usage!(), "\n", verify_status!(), files_note!()),
         "vectors" => concat!("Usage:\n", vectors_usage!(), "\n", vectors_status!()),
         "recorder" => recorder_cmd::USAGE,
+        "tiles" => recorder_cmd::TILES_USAGE,
         _ => return None,
     })
 }
@@ -244,6 +248,7 @@ const COMMANDS: &[&str] = &[
     "checkout-digest",
     "verify",
     "recorder",
+    "tiles",
     "vectors",
     "help",
     "version",
@@ -282,7 +287,10 @@ fn main() -> ExitCode {
     let rest: Vec<OsString> = args.collect();
     let name = command.to_str().unwrap_or("");
     // `curbi CMD --help` (before any `--`): that command's help. The recorder reads its own subcommands' help.
-    if name != "recorder" && rest.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h") {
+    if name != "recorder"
+        && name != "tiles"
+        && rest.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h")
+    {
         if let Some(help) = command_help(name) {
             return print_out(help.trim_end());
         }
@@ -300,6 +308,7 @@ fn main() -> ExitCode {
         "verify" => proof_cmd::verify_command(&rest),
         "vectors" => proof_cmd::vectors_command(&rest),
         "recorder" => recorder_cmd::recorder_command(&rest),
+        "tiles" => recorder_cmd::tiles_command(&rest),
         "help" | "--help" | "-h" => match rest.first().and_then(|c| c.to_str()).and_then(command_help) {
             Some(help) => print_out(help.trim_end()),
             None => print_out(USAGE.trim_end()),

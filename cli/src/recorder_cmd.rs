@@ -36,10 +36,16 @@ Usage:
                                 a check's record.receipts: {receipts}
   curbi recorder keys --db DB [KEY] [--out FILE]
                                 The log's JWKS with every key's window: what verifiers trust
-  curbi recorder status --db DB [KEY]         The log's origin, size and latest head
+  curbi recorder status --db DB [KEY]         The log's origin, note verifier key (vkey), size and latest head
+  curbi recorder publish --db DB [KEY] --dir DIR
+                                Publish the log as C2SP tlog-tiles into DIR (checkpoint, tile/..., tile/entries/...),
+                                up to the latest head; incremental, each file written atomically, checkpoint last
+  curbi recorder cosign --db DB [KEY] --witnesses FILE
+                                Ask the witnesses in FILE ([{key, url}]: C2SP tlog-witness) to cosign the latest head
 
 KEY: --key FILE (a private JWK, mode 0600) or --key-env VAR; by default the variable CURBI_RECORDER_KEY. Add
   --rotate to make a new key the log's active one. --now UNIX_SECONDS fixes the clock (tests).
+  --witnesses FILE and --publish DIR: what checkpoint does with each head it signs (cosign it, publish the log).
 Exit status: 0 done; 1 attest issued nothing (DENY, or STEP_UP not confirmed: the answer says why); 2 bad
   arguments or a refused call (the error document {\"error\":{code,message,path}} on stdout); 3 internal error.";
 
@@ -55,6 +61,7 @@ struct Args {
     limit: Option<u64>,
     out: Option<OsString>,
     kid: Option<String>,
+    dir: Option<String>,
 }
 
 fn parse(cmd: &str, args: &[OsString]) -> Result<Option<Args>, ExitCode> {
@@ -67,6 +74,7 @@ fn parse(cmd: &str, args: &[OsString]) -> Result<Option<Args>, ExitCode> {
         limit: None,
         out: None,
         kid: None,
+        dir: None,
     };
     let mut it = args.iter();
     let mut flags_done = false;
@@ -115,6 +123,16 @@ fn parse(cmd: &str, args: &[OsString]) -> Result<Option<Args>, ExitCode> {
             "--limit" => a.limit = Some(number(utf8(value()?)?)?),
             "--out" => a.out = Some(value()?),
             "--kid" => a.kid = Some(utf8(value()?)?),
+            "--dir" => a.dir = Some(utf8(value()?)?),
+            "--publish" => {
+                a.config.insert("publish".into(), utf8(value()?)?.into());
+            }
+            "--witnesses" => {
+                let text = read_file(&value()?)?;
+                let list: Value = serde_json::from_slice(&text)
+                    .map_err(|e| usage_error(&format!("{cmd}: --witnesses is not JSON: {e}")))?;
+                a.config.insert("witnesses".into(), list);
+            }
             _ => return Err(usage_error(&format!("{cmd}: unknown option {s}"))),
         }
     }
@@ -177,7 +195,11 @@ pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
     let (method, request) = match sub {
         "init" | "status" => ("status", body(0)),
         "grant" | "attest" | "confirm" | "reconcile" | "receipts" => (sub, body(1)),
-        "checkpoint" => ("checkpoint", body(0)),
+        "checkpoint" | "cosign" => (sub, body(0)),
+        "publish" => match &a.dir {
+            Some(d) => ("publish", body(0).map(|_| json!({"dir": d}).to_string().into_bytes())),
+            None => return usage_error("recorder publish needs --dir DIR"),
+        },
         "held" => ("held", body(0).map(|_| json!({"limit": a.limit.unwrap_or(1000)}).to_string().into_bytes())),
         "keys" => ("keys", body(0)),
         "receipt" => match a.positional.as_slice() {
@@ -221,4 +243,68 @@ pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
         _ => 0,
     };
     print_result(result, status)
+}
+
+pub(crate) const TILES_USAGE: &str = "\
+curbi tiles: read a log published as C2SP tlog-tiles (docs/RECORDER.md \u{a7}Publishing the log).
+
+Usage:
+  curbi tiles bundle --from DIR --index N [--index M]... [--known FILE]... [--keys FILE]
+                                A curbi.proof/0.1 bundle of the receipts at N, M... under DIR's checkpoint, from
+                                its files alone (checkpoint, tiles, entry bundles), with a consistency proof from
+                                each known head (FILE: a signed head); --keys: a JWKS to carry as the bundle's keys.
+                                Check it with curbi verify against the keys you trust.
+Exit status: 0 written; 2 bad arguments or a log that does not add up (the error document on stdout).";
+
+/// `curbi tiles bundle`: [`curbi::proof::tiles::bundle_from_tiles`] over the files of a directory.
+pub(crate) fn tiles_command(args: &[OsString]) -> ExitCode {
+    let Some((sub, rest)) = args.split_first() else { return usage_error("tiles needs a subcommand") };
+    match sub.to_str() {
+        Some("help" | "--help" | "-h") => return print_out(TILES_USAGE),
+        Some("bundle") => {}
+        _ => return usage_error("tiles: the subcommand is bundle"),
+    }
+    let (mut from, mut indexes, mut known, mut keys) = (None, Vec::new(), Vec::new(), None);
+    let mut it = rest.iter();
+    while let Some(arg) = it.next() {
+        let Some(name) = arg.to_str() else { return usage_error("tiles bundle: arguments must be UTF-8") };
+        if matches!(name, "--help" | "-h") {
+            return print_out(TILES_USAGE);
+        }
+        let Some(value) = it.next() else { return usage_error(&format!("tiles bundle: {name} needs a value")) };
+        match name {
+            "--from" => from = Some(PathBuf::from(value)),
+            "--index" => match value.to_str().and_then(|v| v.parse::<u64>().ok()) {
+                Some(n) => indexes.push(n),
+                None => return usage_error("tiles bundle: --index takes a number"),
+            },
+            "--known" => match read_file(value) {
+                Ok(b) => {
+                    let t = String::from_utf8_lossy(&b).into_owned();
+                    // A note ends with a newline; a file written by `jq -r .note` has one more.
+                    known.push(if t.ends_with("\n\n") { t[..t.len() - 1].to_string() } else { t });
+                }
+                Err(code) => return code,
+            },
+            "--keys" => match read_file(value).map(|b| serde_json::from_slice::<Value>(&b)) {
+                Ok(Ok(v)) => keys = Some(v),
+                Ok(Err(e)) => return usage_error(&format!("tiles bundle: --keys is not JSON: {e}")),
+                Err(code) => return code,
+            },
+            other => return usage_error(&format!("tiles bundle: unknown option {other}")),
+        }
+    }
+    let Some(from) = from else { return usage_error("tiles bundle needs --from DIR") };
+    if indexes.is_empty() {
+        return usage_error("tiles bundle needs at least one --index N");
+    }
+    let fetch = |path: &str| -> Result<Option<Vec<u8>>, Error> {
+        match std::fs::read(from.join(path)) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::new(ErrorCode::Storage, "", format!("{path}: {e}"))),
+        }
+    };
+    let result = curbi::proof::tiles::bundle_from_tiles(&fetch, &indexes, &known, keys).map(|b| b.to_json_string());
+    print_result(result, 0)
 }

@@ -98,6 +98,20 @@ fn the_seed_qualification_through_the_command_line() {
     ]);
     assert_eq!(v.status.code(), Some(0), "{}", String::from_utf8_lossy(&v.stdout));
     assert_eq!(answer(&v)["ok"], true);
+    // Published as tiles, the same receipt comes back as a bundle from the directory alone, which verifies.
+    let public = dir.join("public");
+    let public = public.to_str().expect("utf-8");
+    let p = answer(&run("publish", &["--dir", public]));
+    assert_eq!((p["size"].as_u64(), p["files"].as_u64()), (Some(1), Some(2)), "{p}");
+    let from_tiles = curbi(&["tiles", "bundle", "--from", public, "--index", "0", "--keys", keys.to_str().expect("k")]);
+    assert_eq!(from_tiles.status.code(), Some(0), "{}", String::from_utf8_lossy(&from_tiles.stdout));
+    assert_eq!(answer(&from_tiles)["receipts"][0]["receipt"], answer(&bundle)["receipts"][0]["receipt"]);
+    std::fs::write(dir.join("tiles-bundle.json"), &from_tiles.stdout).expect("writes");
+    let v =
+        curbi(&["verify", dir.join("tiles-bundle.json").to_str().expect("utf-8"), "--keys", keys.to_str().expect("k")]);
+    assert_eq!(answer(&v)["ok"], true, "{}", String::from_utf8_lossy(&v.stdout));
+    let past = curbi(&["tiles", "bundle", "--from", public, "--index", "1"]);
+    assert_eq!((past.status.code(), answer(&past)["error"]["code"].as_str()), (Some(2), Some("unknown_receipt")));
     // The key never appears in what the command prints.
     let secret: Value = serde_json::from_str(&std::fs::read_to_string(key).expect("key")).expect("JSON");
     let d = secret["d"].as_str().expect("d");

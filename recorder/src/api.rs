@@ -7,13 +7,15 @@ use curbi::{Error, ErrorCode};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::keyfile;
 use crate::recorder::{AttestRequest, BundleRequest, Outcome, Recorder, RecorderOptions, Select};
 use crate::store::About;
+use crate::witness::{Sharing, Witness};
 
 /// Every method [`Recorder::call_json`] answers.
-pub const METHODS: [&str; 13] = [
+pub const METHODS: [&str; 15] = [
     "grant",
     "mandate",
     "attest",
@@ -21,6 +23,8 @@ pub const METHODS: [&str; 13] = [
     "reconcile",
     "held",
     "checkpoint",
+    "cosign",
+    "publish",
     "bundle",
     "receipt",
     "receipts",
@@ -108,11 +112,28 @@ fn strings(obj: &Map<String, Value>, path: &str, name: &str) -> Result<Vec<Strin
 }
 
 /// Opens a recorder from `{"path", "origin"?, "key_file" | "key_env", "rotate"?, "now"?, "attestation_ttl"?,
-/// "receipt_ttl"?}`. `now` (Unix seconds) fixes the clock, for tests and vectors; without it the system clock runs.
+/// "receipt_ttl"?, "witnesses"?, "witness_timeout_ms"?, "publish"?}`. `now` (Unix seconds) fixes the clock, for
+/// tests and vectors; without it the system clock runs. `witnesses` (`[{key, url}]`) and `publish` (a directory) are
+/// what each `checkpoint` call does with the head it signs (docs/RECORDER.md §Witnesses).
 pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
     let v = curbi::json::read(config)?;
-    let obj =
-        object(&v, "", &["path", "origin", "key_file", "key_env", "rotate", "now", "attestation_ttl", "receipt_ttl"])?;
+    let obj = object(
+        &v,
+        "",
+        &[
+            "path",
+            "origin",
+            "key_file",
+            "key_env",
+            "rotate",
+            "now",
+            "attestation_ttl",
+            "receipt_ttl",
+            "witnesses",
+            "witness_timeout_ms",
+            "publish",
+        ],
+    )?;
     let path = PathBuf::from(required(obj, "", "path")?);
     // Absent: the origin the database was created with.
     let origin = text(obj, "", "origin")?.unwrap_or_default();
@@ -135,7 +156,45 @@ pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
     if let Some(t) = integer(obj, "", "receipt_ttl")? {
         options.receipt_ttl = t;
     }
-    Recorder::open(options)
+    let sharing = sharing(obj)?;
+    let recorder = Recorder::open(options)?;
+    if let Some(s) = sharing {
+        recorder.share_heads(s)?;
+    }
+    Ok(recorder)
+}
+
+/// Most witnesses a recorder asks.
+pub const MAX_WITNESSES: usize = 32;
+
+/// `witnesses: [{key, url}]`, `witness_timeout_ms` (default 5000) and `publish` (a directory), when any is given.
+fn sharing(obj: &Map<String, Value>) -> Result<Option<Sharing>, Error> {
+    let mut witnesses = Vec::new();
+    if let Some(list) = obj.get("witnesses") {
+        let items = list.as_array().ok_or_else(|| wrong("/witnesses", "an array of {key, url}", list))?;
+        if items.len() > MAX_WITNESSES {
+            return Err(Error::new(ErrorCode::TooManyItems, "/witnesses", format!("more than {MAX_WITNESSES}")));
+        }
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("/witnesses/{i}");
+            let o = object(item, &path, &["key", "url"])?;
+            let w = Witness::new(&required(o, &path, "key")?, &required(o, &path, "url")?, &path)?;
+            if witnesses.iter().any(|o: &Witness| o.name() == w.name()) {
+                return Err(Error::new(ErrorCode::DuplicateKey, format!("{path}/key"), "this witness is listed twice"));
+            }
+            witnesses.push(w);
+        }
+    }
+    let timeout = match unsigned(obj, "", "witness_timeout_ms")? {
+        Some(0) => return Err(Error::new(ErrorCode::OutOfRange, "/witness_timeout_ms", "a timeout is positive")),
+        Some(ms) => Duration::from_millis(ms),
+        None => Duration::from_secs(5),
+    };
+    let publish = text(obj, "", "publish")?.map(PathBuf::from);
+    if witnesses.is_empty() && publish.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(Sharing { witnesses, timeout, publish }))
 }
 
 fn to_json<T: Serialize>(v: &T) -> Result<String, Error> {
@@ -290,7 +349,29 @@ impl Recorder {
             }
             "checkpoint" => {
                 object(&v, "", &[])?;
-                to_json(&self.checkpoint()?)
+                match self.sharing() {
+                    Some(s) => to_json(&self.checkpoint_shared(s)?),
+                    None => to_json(&self.checkpoint()?),
+                }
+            }
+            "cosign" => {
+                // The latest head, cosigned by the configured witnesses (a retry after a witness was down).
+                object(&v, "", &[])?;
+                let s = self.sharing().filter(|s| !s.witnesses.is_empty()).ok_or_else(|| {
+                    Error::new(ErrorCode::MissingField, "/witnesses", "the recorder was opened without witnesses")
+                })?;
+                to_json(&self.cosign(&s.witnesses, s.timeout)?)
+            }
+            "publish" => {
+                // `{"dir"?}`: the log as C2SP tiles into dir (default: the configured `publish`).
+                let obj = object(&v, "", &["dir"])?;
+                let dir = match text(obj, "", "dir")? {
+                    Some(d) => PathBuf::from(d),
+                    None => self.sharing().and_then(|s| s.publish.clone()).ok_or_else(|| {
+                        Error::new(ErrorCode::MissingField, "/dir", "name the directory to publish into")
+                    })?,
+                };
+                to_json(&self.publish(&dir)?)
             }
             "bundle" => Ok(self.bundle(&bundle_request(&v)?)?.to_json_string()),
             "receipt" => {

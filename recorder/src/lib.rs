@@ -11,7 +11,9 @@ pub mod postgres;
 pub mod recorder;
 pub mod sqlite;
 pub mod store;
+pub mod tiles;
 mod tree;
+pub mod witness;
 
 pub use keyfile::{KEY_ENV, LoadedKey, generate_key_file, parse_key, read_key_env, read_key_file};
 pub use recorder::{

@@ -310,6 +310,8 @@ pub struct Recorder {
     writer: Mutex<Ctx>,
     /// The last time this process committed, for calls to start from.
     last_time: AtomicI64,
+    /// Witnesses and a publish directory for each head signed through `call_json` (crate `witness`).
+    sharing: std::sync::OnceLock<crate::witness::Sharing>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -397,11 +399,27 @@ impl Recorder {
             queue: Mutex::new(Queue::default()),
             writer: Mutex::new(Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: i64::MIN }),
             last_time: AtomicI64::new(i64::MIN),
+            sharing: std::sync::OnceLock::new(),
         })
     }
 
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// Sets, once, what `checkpoint` calls through [`Recorder::call_json`] do with each head they sign.
+    pub fn share_heads(&self, sharing: crate::witness::Sharing) -> Result<(), Error> {
+        self.sharing.set(sharing).map_err(|_| err(ErrorCode::ConflictingFields, "/witnesses", "already set"))
+    }
+
+    /// What [`Recorder::share_heads`] set.
+    pub fn sharing(&self) -> Option<&crate::witness::Sharing> {
+        self.sharing.get()
+    }
+
+    /// The store, for the publisher and the witness client (crate `tiles`, `witness`).
+    pub(crate) fn storage(&self) -> &dyn Storage {
+        &*self.store
     }
 
     pub fn kid(&self) -> &str {
@@ -1162,7 +1180,8 @@ impl Recorder {
                 Some(text) => (text.clone(), self.own_head(tx, &keys, text, "/head")?),
                 None => {
                     let h = tx.latest_head()?.ok_or_else(|| err(ErrorCode::NoHead, "/head", "no head signed yet"))?;
-                    (h.note, h.size)
+                    // With the witness cosignatures collected for it (crate `witness`).
+                    (crate::tiles::cosigned_note(&*tx, &h)?, h.size)
                 }
             };
             let mut receipts = Vec::with_capacity(count);
@@ -1243,7 +1262,15 @@ impl Recorder {
     pub fn status(&self) -> Result<Value, Error> {
         let (size, head) = self.read(|tx| Ok((tx.size()?, tx.latest_head()?)))?;
         let head = head.map(|h| serde_json::json!({"size": h.size, "note": h.note}));
-        Ok(serde_json::json!({"origin": self.origin, "kid": self.kid, "size": size, "head": head}))
+        let vkey = self.note_vkey()?;
+        Ok(serde_json::json!({"origin": self.origin, "kid": self.kid, "vkey": vkey, "size": size, "head": head}))
+    }
+
+    /// The log's C2SP note verifier key (Ed25519, named by the origin): what witnesses and tlog clients pin.
+    pub fn note_vkey(&self) -> Result<String, Error> {
+        let v = note::NoteVerifier::new(&self.origin, note::SignatureKind::Ed25519, self.key.verifying_key())
+            .map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
+        Ok(v.to_vkey())
     }
 }
 

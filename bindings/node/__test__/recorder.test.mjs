@@ -245,3 +245,27 @@ test('after close the database is closed: SQLite removed its write-ahead log, an
   assert.deepEqual(await again.grant(GRANT), { id: GRANT.id, used: 0 })
   await again.close()
 })
+
+test('publish writes the log as C2SP tiles; status names the log vkey; cosign needs witnesses', async () => {
+  const dir = tmp()
+  const kid = Object.keys(DOC.keys)[0]
+  const recorder = await open(join(dir, 'log.db'), { key: kid, now: 1793714400 })
+  await recorder.grant({
+    id: 'g-refunds', agent: 'agent:support', operations: ['billing.refund'], resources: ['charge:*'],
+    limits: { max_amount: 10000, currency: 'USD' }, expires_at: '2027-01-01T00:00:00Z',
+  })
+  const action = { agent: 'agent:support', operation: 'billing.refund', resource: 'charge:ch_1', amount: 100, currency: 'USD' }
+  const attested = await recorder.attest({ tenant: 'acme', idempotency_key: 'rf-1', grant: 'g-refunds', action })
+  assert.equal(attested.decision, 'ALLOW')
+  const evidence = JSON.stringify({ id: 're_1', operation: 'billing.refund', resource: 'charge:ch_1', amount: 100, currency: 'usd' })
+  await recorder.confirm({ tenant: 'acme', idempotency_key: 'rf-1', outcome: 'DONE', evidence })
+  const head = await recorder.checkpoint()
+  const out = join(dir, 'public')
+  const published = await recorder.publish({ dir: out })
+  assert.deepEqual(published, { size: 1, previous: 0, files: 2, checkpoint: head.note })
+  assert.equal(readFileSync(join(out, 'checkpoint'), 'utf8'), head.note)
+  assert.equal(readFileSync(join(out, 'tile', '0', '000.p', '1')).length, 32, 'one leaf hash')
+  const status = await recorder.status()
+  assert.match(status.vkey, new RegExp(`^${DOC.origin.replace(/[.]/g, '\\.')}\\+[0-9a-f]{8}\\+`))
+  await assertCurbiRejects(recorder.cosign(), 'missing_field', '/witnesses', 'cosign')
+})

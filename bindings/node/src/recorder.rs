@@ -163,6 +163,18 @@ impl Recorder {
         self.task("checkpoint", self::request(&env, None), false)
     }
 
+    /// Asks the configured witnesses to cosign the latest head (C2SP tlog-witness).
+    #[napi(ts_return_type = "Promise<Cosigned>")]
+    pub fn cosign(&self, env: Env) -> AsyncTask<JsonTask> {
+        self.task("cosign", self::request(&env, None), false)
+    }
+
+    /// Publishes the log as C2SP tlog-tiles into `{dir}` (the configured `publish` when absent).
+    #[napi(ts_args_type = "request?: { dir?: string } | string", ts_return_type = "Promise<Published>")]
+    pub fn publish(&self, env: Env, request: Option<Unknown>) -> AsyncTask<JsonTask> {
+        self.task("publish", self::request(&env, request), false)
+    }
+
     /// A `curbi.proof/0.1` bundle, which `verifyBundle` checks offline under `keys()`.
     #[napi(ts_args_type = "request: BundleRequest | string", ts_return_type = "Promise<ProofBundle>")]
     pub fn bundle(&self, env: Env, request: Unknown) -> AsyncTask<JsonTask> {
@@ -194,7 +206,7 @@ impl Recorder {
         self.task("keys", self::request(&env, None), false)
     }
 
-    /// The log's origin, kid, size and latest head.
+    /// The log's origin, kid, note verifier key, size and latest head.
     #[napi(ts_return_type = "Promise<RecorderStatus>")]
     pub fn status(&self, env: Env) -> AsyncTask<JsonTask> {
         self.task("status", self::request(&env, None), false)

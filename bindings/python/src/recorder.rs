@@ -186,6 +186,18 @@ impl Recorder {
         self.json(py, "checkpoint", None)
     }
 
+    /// Asks the configured witnesses to cosign the latest head: `{"size", "note", "witnesses"}`.
+    fn cosign<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.json(py, "cosign", None)
+    }
+
+    /// Publishes the log as C2SP tiles (`{"dir"?}`, the configured `publish` when None):
+    /// `{"size", "previous", "files", "checkpoint"}`.
+    #[pyo3(signature = (request=None))]
+    fn publish<'py>(&self, py: Python<'py>, request: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        self.json(py, "publish", request)
+    }
+
     /// A `curbi.proof/0.1` bundle (`{"receipts" | "actions", "head"?, "known"?, "attestations"?}`), which
     /// `verify_bundle` checks offline under `keys()`.
     fn bundle<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -305,6 +317,17 @@ impl Recorder {
     /// `checkpoint` on the running loop's executor.
     fn checkpoint_async<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         Recorder::later(slf, "checkpoint", None)
+    }
+
+    /// `cosign` on the running loop's executor.
+    fn cosign_async<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Recorder::later(slf, "cosign", None)
+    }
+
+    /// `publish` on the running loop's executor.
+    #[pyo3(signature = (request=None))]
+    fn publish_async<'py>(slf: &Bound<'py, Self>, request: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        Recorder::later(slf, "publish", request)
     }
 
     /// `bundle` on the running loop's executor.

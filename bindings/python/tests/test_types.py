@@ -5,6 +5,8 @@ recorder's answers and bundles, and regression export and replay."""
 import json
 import pathlib
 
+import pytest
+
 from curbi import types as t
 
 import curbi
@@ -99,6 +101,13 @@ def test_recorder_answers(tmp_path):
     conforms(t.ReceiptList, r.receipts({"conversation": "c"}))
     conforms(t.RecorderKeys, r.keys(), {"keys": (t.RecorderKey, True)})
     conforms(t.RecorderStatus, r.status(), {"head": (t.Head, False)})
+    published = r.publish({"dir": str(tmp_path / "public")})
+    conforms(t.Published, published)
+    assert (published["size"], published["files"]) == (1, 2)
+    assert (tmp_path / "public" / "checkpoint").read_text(encoding="utf-8") == published["checkpoint"]
+    with pytest.raises(curbi.CurbiError) as refused:
+        r.cosign()
+    assert refused.value.code == "missing_field"
     first = r.checkpoint()["note"]
     r.set_clock(1793714500)
     conforms(t.Settled, r.reconcile({"tenant": "s", "idempotency_key": "k-2", "outcome": "DONE", "evidence": evidence}))

@@ -13,6 +13,7 @@
 //! - [`envelope`]: attestations and receipts, their signing domains and compact form.
 //! - [`gate`]: the in-memory reference gate (grant → attest → confirm → receipt → log → checkpoint → bundle).
 //! - [`bundle`]: the `curbi.proof/0.1` bundle, written and read strictly.
+//! - [`tiles`]: the log as C2SP `tlog-tiles` (paths, widths, entry bundles) and a bundle assembled from tiles.
 //! - [`verify`]: `verify_bundle` against the caller's trusted keys, with the seed's reasons.
 //! - [`browser_gate`]: browser gate proofs (`curbi.browser.gate-proof.v1`), their prover and their verifier.
 //!
@@ -25,6 +26,7 @@ pub mod gate;
 pub mod keys;
 pub mod merkle;
 pub mod note;
+pub mod tiles;
 pub mod verify;
 
 mod json;

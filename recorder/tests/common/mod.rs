@@ -75,3 +75,20 @@ pub fn code_of(r: Result<String, curbi::Error>) -> String {
         Err(e) => e.code.as_str().to_string(),
     }
 }
+
+/// A new log in `dir/name` on key 1 at T0, with the refund grant registered.
+pub fn fresh_log(dir: &Path, name: &str) -> Recorder {
+    let r = open(&dir.join(name), 1, "k1", T0);
+    call(&r, "grant", &refund_grant().to_string());
+    r
+}
+
+/// Adds refunds of 100 (keys `<prefix>-<seq>`), each DONE, until the log holds `size` receipts.
+pub fn grow(r: &Recorder, size: u64, prefix: &str) {
+    let from = call(r, "status", "{}")["size"].as_u64().expect("size");
+    for i in from..size {
+        let key = format!("{prefix}-{i}");
+        assert_eq!(call(r, "attest", &attest_body(&key, 100))["decision"], "ALLOW");
+        assert_eq!(settle(r, "confirm", &key, "DONE", Some(&evidence(100)))["seq"], i);
+    }
+}

@@ -15,6 +15,7 @@ __all__ = [
     "DecisionReason",
     "ErrorDetail",
     "GrantInfo",
+    "Cosigned",
     "Head",
     "HeldAction",
     "HeldActions",
@@ -22,6 +23,7 @@ __all__ = [
     "LintWarning",
     "OlderHead",
     "ProofBundle",
+    "Published",
     "ReceiptList",
     "RecorderKey",
     "RecorderKeys",
@@ -43,6 +45,7 @@ __all__ = [
     "VerificationItem",
     "VerificationScope",
     "WireFinding",
+    "WitnessAnswer",
 ]
 
 
@@ -232,11 +235,44 @@ class HeldActions(TypedDict):
     more: bool
 
 
-class Head(TypedDict):
-    """`checkpoint`: a signed head."""
+class Published(TypedDict):
+    """`publish`: the log as C2SP tiles up to `size` (from `previous`), `files` written, the checkpoint served."""
+
+    size: int
+    previous: int
+    files: int
+    checkpoint: str
+
+
+class _WitnessAnswerRequired(TypedDict):
+    name: str
+    status: str
+
+
+class WitnessAnswer(_WitnessAnswerRequired, total=False):
+    """One witness's answer: `cosigned`, or `failed` with the error."""
+
+    error: str
+
+
+class Cosigned(TypedDict):
+    """`cosign`: the latest head with every cosignature collected, and each witness's answer."""
 
     size: int
     note: str
+    witnesses: List[WitnessAnswer]
+
+
+class _HeadRequired(TypedDict):
+    size: int
+    note: str
+
+
+class Head(_HeadRequired, total=False):
+    """`checkpoint`: a signed head; with witnesses or a publish directory configured, their answers."""
+
+    witnesses: List[WitnessAnswer]
+    published: Published
 
 
 class StoredReceipt(TypedDict):
@@ -276,6 +312,7 @@ class RecorderStatus(TypedDict):
 
     origin: str
     kid: str
+    vkey: str
     size: int
     head: Optional[Head]
 
