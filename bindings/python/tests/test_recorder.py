@@ -195,13 +195,19 @@ def test_the_event_loop_runs_while_a_call_waits(tmp_path):
     assert head["size"] == 0
 
 
-def test_a_waiting_call_releases_the_gil(tmp_path):
-    recorder, db = first_recorder(tmp_path)
+def checkpoint_behind_a_lock(recorder, db):
+    """A checkpoint started in a thread while another process holds the write lock: (lock, thread, its answers)."""
     lock = WriteLock(db)
     out = []
     worker = threading.Thread(target=lambda: out.append(recorder.checkpoint()))
     worker.start()
     time.sleep(0.1)
+    return lock, worker, out
+
+
+def test_a_waiting_call_releases_the_gil(tmp_path):
+    recorder, db = first_recorder(tmp_path)
+    lock, worker, out = checkpoint_behind_a_lock(recorder, db)
     alive = worker.is_alive()
     lock.release()
     worker.join()
@@ -270,11 +276,7 @@ def test_errors_are_curbi_errors(tmp_path):
 
 def test_close_waits_for_calls_in_flight_then_refuses(tmp_path):
     recorder, db = first_recorder(tmp_path)
-    lock = WriteLock(db)
-    out = []
-    worker = threading.Thread(target=lambda: out.append(recorder.checkpoint()))
-    worker.start()
-    time.sleep(0.1)
+    lock, worker, out = checkpoint_behind_a_lock(recorder, db)
     closer = threading.Thread(target=recorder.close)
     closer.start()
     time.sleep(0.1)
