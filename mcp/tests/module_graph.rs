@@ -2,74 +2,23 @@
 //! back (directly or through others), nothing is imported from lib.rs itself, and every file opens with two `//!` lines.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Each module of `src/` (lib.rs aside) and the modules its code names with `crate::…`, doc comments left out.
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let sources: BTreeMap<String, String> = std::fs::read_dir(&src)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
-        .collect();
-    let modules: BTreeSet<&str> = sources.keys().map(String::as_str).filter(|m| *m != "lib").collect();
-    let mut graph = BTreeMap::new();
-    for (name, text) in sources.iter().filter(|(m, _)| m.as_str() != "lib") {
-        let code: String =
-            text.lines().map(|l| l.split("//").next().unwrap_or_default()).collect::<Vec<_>>().join("\n");
-        let mut deps = BTreeSet::new();
-        for (i, _) in code.match_indices("crate::") {
-            let rest = &code[i + "crate::".len()..];
-            // `crate::{a, b::c}` names several; `crate::a::…` one.
-            let names: Vec<&str> = match rest.strip_prefix('{') {
-                Some(group) => group.split('}').next().unwrap_or_default().split(',').collect(),
-                None => vec![rest],
-            };
-            for n in names {
-                let first: String = n.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                assert!(
-                    modules.contains(first.as_str()),
-                    "{name}.rs imports crate::{first}, which is not a module: import it from its own module"
-                );
-                if first != *name {
-                    deps.insert(first);
-                }
-            }
-        }
-        graph.insert(name.clone(), deps);
-    }
-    graph
-}
+use curbi_testkit::module_graph::{assert_acyclic, graph};
 
 #[test]
 fn the_module_graph_has_no_cycle() {
-    let graph = graph();
+    let graph = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     assert!(graph.contains_key("protocol") && graph.contains_key("tools") && graph.contains_key("check_api"));
-    // Depth-first search; a module met again while still on the path closes a cycle.
-    fn visit<'a>(
-        m: &'a str,
-        graph: &'a BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<&'a str>,
-        done: &mut BTreeSet<&'a str>,
-    ) {
-        if let Some(start) = path.iter().position(|p| *p == m) {
-            panic!("module cycle: {} -> {m}", path[start..].join(" -> "));
+    for (name, deps) in &graph {
+        for d in deps {
+            assert!(
+                graph.contains_key(d),
+                "{name}.rs imports crate::{d}, which is not a module: import it from its own module"
+            );
         }
-        if !done.insert(m) {
-            return;
-        }
-        path.push(m);
-        for d in &graph[m] {
-            visit(d, graph, path, done);
-        }
-        path.pop();
     }
-    let mut done = BTreeSet::new();
-    for m in graph.keys() {
-        visit(m, &graph, &mut Vec::new(), &mut done);
-    }
+    assert_acyclic(&graph);
 }
 
 #[test]
