@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::decision::{Decision, Reason, ReasonCode, Reasons};
-use super::read::{Reader, quote};
+use super::read::{Reader, quote, unsupported_constraints};
 use crate::money::Currency;
 use crate::pointer::member;
 use crate::time::Timestamp;
@@ -168,16 +168,7 @@ impl Ctx<'_> {
                 self.push(ReasonCode::GrantNotYetValid, p, format!("at or after {nb}"), when.to_rfc3339(), message);
             }
         }
-        for (path, t) in g.other_constraints.clone() {
-            let message = format!("constraint {} is not implemented by this checker; the user must decide", quote(&t));
-            self.push(
-                ReasonCode::ConstraintUnsupported,
-                path,
-                "a constraint this checker implements",
-                quote(&t),
-                message,
-            );
-        }
+        unsupported_constraints(self, &g.other_constraints);
     }
 
     fn scope(&mut self) {

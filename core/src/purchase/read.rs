@@ -24,6 +24,21 @@ pub(crate) fn quote(s: &str) -> String {
     show(&Value::String(s.to_owned()))
 }
 
+/// One `constraint_unsupported` for each constraint (its path and name) the checker does not implement: the user
+/// decides those, so the decision can never be ALLOW on them.
+pub(crate) fn unsupported_constraints(out: &mut impl Reasons, constraints: &[(String, String)]) {
+    for (path, t) in constraints {
+        let message = format!("constraint {} is not implemented by this checker; the user must decide", quote(t));
+        out.push(
+            ReasonCode::ConstraintUnsupported,
+            path.clone(),
+            "a constraint this checker implements",
+            quote(t),
+            message,
+        );
+    }
+}
+
 /// Collects the reasons found while reading.
 #[derive(Debug, Default)]
 pub(crate) struct Reader {

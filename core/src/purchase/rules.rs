@@ -10,7 +10,7 @@ use super::checkout::{Beside, Checkout, Protocol, read_checkout};
 use super::decision::{Decision, Reason, ReasonCode, Reasons};
 use super::ledger::{Ledger, read_ledger};
 use super::mandate::{AcceptableItem, Mandate, read_mandate};
-use super::read::{Reader, quote};
+use super::read::{Reader, quote, unsupported_constraints};
 use super::totals::{Located, TotalsOutcome, check_totals};
 use crate::money::{self, Currency, format_amount};
 use crate::pointer::member;
@@ -102,16 +102,7 @@ impl Ctx<'_> {
                 "the intent is stated only in natural language: nothing about this checkout can be checked against it",
             );
         }
-        for (path, t) in m.other_constraints.clone() {
-            let message = format!("constraint {} is not implemented by this checker; the user must decide", quote(&t));
-            self.push(
-                ReasonCode::ConstraintUnsupported,
-                path,
-                "a constraint this checker implements",
-                quote(&t),
-                message,
-            );
-        }
+        unsupported_constraints(self, &m.other_constraints);
     }
 
     fn checkout_state(&mut self) {
