@@ -93,6 +93,14 @@ fn wrong_amount(description: &str, reply: &str, record: Value, verify: &str, sta
     )
 }
 
+/// A case that passes: `reply` states Pro's price (`pro` dollars, the policy's) and a refund the receipt backs
+/// (`record`, with it).
+fn priced_and_backed(description: &str, reply: &str, pro: u32, record: Value) -> Value {
+    let policy = json!({"prices": [{"item": "Pro", "amount": pro}], "actions": {"refunded": "billing.refund"}});
+    let request = json!({"version": VERSION, "policy": policy, "reply": reply, "record": record, "verify": "required"});
+    case(description, request, Some(keys(NOW)), response(SIGNED, vec![]))
+}
+
 /// The bytes of `vectors/check/99-receipts.json`.
 pub fn check_receipts() -> (String, Vec<u8>) {
     let honest = Run::honest();
@@ -146,13 +154,11 @@ pub fn check_receipts() -> (String, Vec<u8>) {
         "required",
         "$500",
     ));
-    let r = "I've refunded you, and Pro is $49 a month.";
-    cases.push(case(
+    cases.push(priced_and_backed(
         "An amount in a later clause that names a price item is that item's price, not the claim's amount.",
-        json!({"version": VERSION, "policy": {"prices": [{"item": "Pro", "amount": 49}], "actions":
-            {"refunded": "billing.refund"}}, "reply": r, "record": with(&[&refund]), "verify": "required"}),
-        Some(keys(NOW)),
-        response(SIGNED, vec![]),
+        "I've refunded you, and Pro is $49 a month.",
+        49,
+        with(&[&refund]),
     ));
     let r = "Your appointment is booked.";
     cases.push(one_finding(
@@ -269,14 +275,12 @@ pub fn check_receipts() -> (String, Vec<u8>) {
         Some(keys(NOW)),
         response(SIGNED, vec![]),
     ));
-    let r = "Pro is $29 a month. I've refunded you $50.";
-    cases.push(case(
+    cases.push(priced_and_backed(
         "The amount a receipt backs is the claim's, not a price: with prices in the policy, $50 is not \
          price:unknown.",
-        json!({"version": VERSION, "policy": {"prices": [{"item": "Pro", "amount": 29}], "actions":
-            {"refunded": "billing.refund"}}, "reply": r, "record": with(&[&refund]), "verify": "required"}),
-        Some(keys(NOW)),
-        response(SIGNED, vec![]),
+        "Pro is $29 a month. I've refunded you $50.",
+        29,
+        with(&[&refund]),
     ));
     let r = "I haven't refunded you yet.";
     cases.push(case(
