@@ -1,7 +1,7 @@
 // Command tlog is Curbi's independent client of a published log (docs/RECORDER.md §Publishing the log): it serves
 // the directory the recorder published on a loopback HTTP server and reads it back with the Go transparency-log
-// modules (filippo.io/torchwood's C2SP tlog-tiles client, golang.org/x/mod's signed notes and tlog proofs), none
-// of which share code with Curbi. It checks the checkpoint's Ed25519 signature with the log's verifier key, every
+// modules (filippo.io/torchwood's C2SP tlog-tiles client, golang.org/x/mod's signed notes and tlog proofs, and
+// transparency-dev's checkpoint reader and RFC 9162 inclusion verifier), none of which share code with Curbi. It checks the checkpoint's Ed25519 signature with the log's verifier key, every
 // entry's inclusion, that the tiles hash to the checkpoint's root, consistency from older heads, and (with
 // -witness) the witnesses' cosignature/v1 lines, against a k-of-n policy.
 package main
@@ -25,6 +25,9 @@ import (
 	"time"
 
 	"filippo.io/torchwood"
+	tdlog "github.com/transparency-dev/formats/log"
+	tdproof "github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -94,6 +97,14 @@ func run(dir, vkey string, older, witnesses []string, required int) (*summary, e
 	if cp.Origin != verifier.Name() {
 		return nil, fmt.Errorf("the checkpoint's origin %q is not the key's name %q", cp.Origin, verifier.Name())
 	}
+	// The same checkpoint through transparency-dev's own reader, which checks origin, size and root hash.
+	tdcp, _, _, err := tdlog.ParseCheckpoint(text, verifier.Name(), verifier)
+	if err != nil {
+		return nil, fmt.Errorf("the checkpoint (transparency-dev/formats): %w", err)
+	}
+	if tdcp.Size != uint64(cp.N) || !bytes.Equal(tdcp.Hash, cp.Hash[:]) {
+		return nil, fmt.Errorf("transparency-dev/formats read size %d, root %x; torchwood %d, %x", tdcp.Size, tdcp.Hash, cp.N, cp.Hash[:])
+	}
 	s := &summary{Origin: cp.Origin, Size: cp.N, Older: []int64{}, Witnesses: []string{}}
 	tree := tlog.Tree{N: cp.N, Hash: cp.Hash}
 
@@ -120,6 +131,15 @@ func run(dir, vkey string, older, witnesses []string, required int) (*summary, e
 			}
 			if err := tlog.CheckRecord(proof, tree.N, tree.Hash, i, tlog.RecordHash(entry)); err != nil {
 				return nil, fmt.Errorf("entry %d: %w", i, err)
+			}
+			// And by transparency-dev/merkle's RFC 9162 verifier, from the entry's own leaf hash.
+			path := make([][]byte, len(proof))
+			for k := range proof {
+				path[k] = proof[k][:]
+			}
+			leaf := rfc6962.DefaultHasher.HashLeaf(entry)
+			if err := tdproof.VerifyInclusion(rfc6962.DefaultHasher, uint64(i), uint64(tree.N), leaf, path, tree.Hash[:]); err != nil {
+				return nil, fmt.Errorf("entry %d (transparency-dev/merkle): %w", i, err)
 			}
 			s.Entries++
 			s.Proved++
