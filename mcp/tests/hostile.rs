@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 use common::attack::amplifier;
-use common::{Reply, send_raw};
-use curbi_mcp::{ApiKey, Config, KeySet, Limits, Scope, router, serve_with};
+use common::{Reply, send_raw, start, start_with};
+use curbi_mcp::{ApiKey, Config, KeySet, Limits, Scope};
 
 const TEST_KEY: &str = "curbi_test_k3y-for-the-hostile-tests";
 const LIVE_CHECKOUT_KEY: &str = "curbi_live_checkout-scope-key-0001";
@@ -31,19 +31,6 @@ fn keyed(config: Config) -> Config {
         ]),
         ..config
     }
-}
-
-async fn start_with(config: Config, limits: Limits) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("local addr");
-    tokio::spawn(async move {
-        serve_with(listener, router(config), limits, std::future::pending()).await.expect("serve");
-    });
-    addr
-}
-
-async fn start(config: Config) -> SocketAddr {
-    start_with(config, Limits::default()).await
 }
 
 /// A POST with the given head lines (`Host` included by the caller), `Connection: close` and a JSON body.

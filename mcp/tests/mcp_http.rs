@@ -8,10 +8,9 @@ mod common;
 use std::net::SocketAddr;
 
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 
-use common::{Reply, send_raw};
-use curbi_mcp::{ApiKey, Config, KeySet, Scope, router, serve};
+use common::{Reply, send_raw, start};
+use curbi_mcp::{ApiKey, Config, KeySet, Scope};
 
 const SESSION: &str = include_str!("fixtures/seed000_session.json");
 const AGENT_START: &str = include_str!("fixtures/seed000_agent_start.json");
@@ -34,15 +33,6 @@ fn keyed_config() -> Config {
         sandbox: true,
         ..open_config()
     }
-}
-
-async fn start(config: Config) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("local addr");
-    tokio::spawn(async move {
-        serve(listener, router(config), std::future::pending()).await.expect("serve");
-    });
-    addr
 }
 
 impl Reply {

@@ -9,19 +9,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 
-use common::{Reply, send_raw};
-use curbi_mcp::{Config, router, serve};
-
-async fn start(config: Config) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("local addr");
-    tokio::spawn(async move {
-        serve(listener, router(config), std::future::pending()).await.expect("serve");
-    });
-    addr
-}
+use common::{Reply, send_raw, start};
+use curbi_mcp::Config;
 
 async fn post(addr: SocketAddr, path: &str, extra: &[(&str, &str)], body: &Value) -> Reply {
     let body = body.to_string();

@@ -4,6 +4,23 @@
 
 pub(crate) mod attack;
 
+/// Serves `router(config)` on a free loopback port with the default limits; the address to call.
+pub(crate) async fn start(config: curbi_mcp::Config) -> SocketAddr {
+    start_with(config, curbi_mcp::Limits::default()).await
+}
+
+/// [`start`] with the given connection limits.
+pub(crate) async fn start_with(config: curbi_mcp::Config, limits: curbi_mcp::Limits) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("local addr");
+    tokio::spawn(async move {
+        curbi_mcp::serve_with(listener, curbi_mcp::router(config), limits, std::future::pending())
+            .await
+            .expect("serve");
+    });
+    addr
+}
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
