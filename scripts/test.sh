@@ -87,7 +87,7 @@ step "differential: C, Go, Python, Node and WebAssembly give the core's bytes fo
 # Needs target/differential/calls.jsonl from the differential step: the same calls also run inside the page.
 step "browser: the verifier page in headless Chromium (verify, check, screenshots, differential)" \
   bash bindings/web/test.sh browser
-step "MCP: official conformance suite (2025-06-18, 2025-11-25, 2026-07-28)" env CURBI=target/release/curbi \
+step "MCP: official conformance suite (2025-06-18, 2025-11-25, 2026-07-28), over HTTP and over stdio" env CURBI=target/release/curbi \
   bash scripts/mcp-conformance.sh
 step "MCP: official TypeScript and Python clients" env CURBI=target/release/curbi bash scripts/mcp-clients.sh
 # Needs the venv the Python step builds: an exported test_regression.py through the real curbi package.

@@ -31,6 +31,8 @@ fn overloaded() -> RpcError {
 
 /// The modern revision (stateless, `server/discover`).
 pub const MODERN: &str = "2026-07-28";
+/// Methods that exist only in the modern revision (over stdio, where no header names the version, they imply it).
+pub const MODERN_ONLY_METHODS: [&str; 1] = ["server/discover"];
 /// Legacy revisions answered with `initialize` semantics; the first is the one `initialize` falls back to.
 pub const LEGACY: [&str; 3] = ["2025-06-18", "2025-11-25", "2025-03-26"];
 /// What a request without `MCP-Protocol-Version` is taken as.

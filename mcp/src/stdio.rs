@@ -18,7 +18,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::auth::Caller;
 use crate::config::{Config, Server};
-use crate::protocol::{self, META_VERSION};
+use crate::protocol::{self, META_VERSION, MODERN, MODERN_ONLY_METHODS};
 use crate::rpc::RpcError;
 use crate::transport::read_message;
 
@@ -71,14 +71,21 @@ fn headers_from(message: &Value) -> HeaderMap {
     let mut h = HeaderMap::new();
     let params = message.get("params");
     let version = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(META_VERSION)).and_then(Value::as_str);
-    let Some(version) = version else { return h };
+    let method = message.get("method").and_then(Value::as_str);
+    // A method only 2026-07-28 defines makes the message a 2026-07-28 request even when its `_meta` lacks the
+    // version, so that it gets that revision's -32602 for the missing member, as over HTTP with the header.
+    let version = match (version, method) {
+        (Some(v), _) => v,
+        (None, Some(m)) if MODERN_ONLY_METHODS.contains(&m) => MODERN,
+        (None, _) => return h,
+    };
     let mut put = |name: &'static str, value: &str| {
         if let Ok(v) = HeaderValue::from_str(value) {
             h.insert(name, v);
         }
     };
     put("mcp-protocol-version", version);
-    if let Some(m) = message.get("method").and_then(Value::as_str) {
+    if let Some(m) = method {
         put("mcp-method", m);
     }
     if let Some(n) = params.and_then(|p| p.get("name")).and_then(Value::as_str) {

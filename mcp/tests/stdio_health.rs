@@ -45,6 +45,13 @@ async fn stdio_answers_both_eras_through_the_dispatcher() {
     let discover = json!({"jsonrpc":"2.0","id":4,"method":"server/discover","params":{"_meta":meta}});
     let r = line(&server, &anon, &discover.to_string()).await.unwrap();
     assert_eq!(r["result"]["supportedVersions"][0], "2026-07-28");
+    // `server/discover` exists only in 2026-07-28: without the version in `_meta` it is that revision's invalid
+    // params (-32602, as the conformance suite's SEP-2575 checks require), not a legacy unknown method.
+    for params in [json!({}), json!({"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}})] {
+        let discover = json!({"jsonrpc":"2.0","id":7,"method":"server/discover","params":params});
+        let r = line(&server, &anon, &discover.to_string()).await.unwrap();
+        assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(7), json!(-32602)), "{r}");
+    }
     let mut call = call.clone();
     call["params"]["_meta"] = meta.clone();
     let r = line(&server, &anon, &call.to_string()).await.unwrap();
