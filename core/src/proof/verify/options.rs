@@ -230,7 +230,7 @@ const REQUEST: &str = "a request object {bundle, keys, ...}";
 fn verify_read(options: &Map<String, Value>, bundle: Option<Result<ParsedBundle, Error>>) -> Verification {
     match read_options(options, bundle) {
         Ok((b, o)) => verify_bundle(&b, &o),
-        Err(v) => v,
+        Err(v) => *v,
     }
 }
 
@@ -238,12 +238,16 @@ fn verify_read(options: &Map<String, Value>, bundle: Option<Result<ParsedBundle,
 /// verifies it), a verdict already known (`malformed`), or a bundle and the options to verify it against.
 pub(crate) enum Read {
     Gate,
-    Known(Verification),
+    Known(Box<Verification>),
     Bundle(Box<ParsedBundle>, Box<VerifyOptions>),
 }
 
 impl Read {
-    fn of(read: Result<(ParsedBundle, VerifyOptions), Verification>) -> Read {
+    fn malformed(e: Error) -> Read {
+        Read::Known(Box::new(Verification::malformed(e)))
+    }
+
+    fn of(read: Result<(ParsedBundle, VerifyOptions), Box<Verification>>) -> Read {
         match read {
             Ok((b, o)) => Read::Bundle(Box::new(b), Box::new(o)),
             Err(v) => Read::Known(v),
@@ -254,7 +258,7 @@ impl Read {
     fn verify(self, gate: impl FnOnce() -> Result<Verification, Error>) -> Result<Verification, Error> {
         match self {
             Read::Gate => gate(),
-            Read::Known(v) => Ok(v),
+            Read::Known(v) => Ok(*v),
             Read::Bundle(b, o) => Ok(verify_bundle(&b, &o)),
         }
     }
@@ -264,11 +268,12 @@ impl Read {
 fn read_options(
     options: &Map<String, Value>,
     bundle: Option<Result<ParsedBundle, Error>>,
-) -> Result<(ParsedBundle, VerifyOptions), Verification> {
-    let options = VerifyOptions::from_request(options, &["bundle"]).map_err(Verification::malformed)?;
+) -> Result<(ParsedBundle, VerifyOptions), Box<Verification>> {
+    let malformed = |e| Box::new(Verification::malformed(e));
+    let options = VerifyOptions::from_request(options, &["bundle"]).map_err(malformed)?;
     match bundle {
-        None => Err(Verification::malformed(Error::new(ErrorCode::MissingField, "/bundle", "\"bundle\" is required"))),
-        Some(b) => Ok((b.map_err(Verification::malformed)?, options)),
+        None => Err(malformed(Error::new(ErrorCode::MissingField, "/bundle", "\"bundle\" is required"))),
+        Some(b) => Ok((b.map_err(malformed)?, options)),
     }
 }
 
@@ -278,11 +283,11 @@ pub(crate) fn read_request_text(text: &str) -> Result<Read, Error> {
         return Ok(Read::Gate);
     }
     if let Some(e) = first_repeat(text)? {
-        return Ok(Read::Known(Verification::malformed(e)));
+        return Ok(Read::malformed(e));
     }
     Ok(match read_text(text, Shaped(RequestSeed))? {
         Ok((options, bundle)) => Read::of(read_options(&options, bundle)),
-        Err(got) => Read::Known(Verification::malformed(wrong_type_named("", REQUEST, got))),
+        Err(got) => Read::malformed(wrong_type_named("", REQUEST, got)),
     })
 }
 
@@ -402,18 +407,18 @@ pub(crate) fn read_parts_text(bundle: &str, options: &str) -> Result<Read, Error
     }
     let bundle_repeat = first_repeat(bundle)?;
     if let Some(e) = first_repeat(options)? {
-        return Ok(Read::Known(Verification::malformed(e)));
+        return Ok(Read::malformed(e));
     }
     if let Some(e) = bundle_repeat {
-        return Ok(Read::Known(Verification::malformed(Error::new(e.code, format!("/bundle{}", e.path), e.message))));
+        return Ok(Read::malformed(Error::new(e.code, format!("/bundle{}", e.path), e.message)));
     }
     let options_value: Value = serde_json::from_str(options).map_err(|e| Error::from_json_error(&e))?;
     let Value::Object(request) = options_value else {
-        return Ok(Read::Known(Verification::malformed(wrong_type("", OPTIONS_DOCUMENT, &options_value))));
+        return Ok(Read::malformed(wrong_type("", OPTIONS_DOCUMENT, &options_value)));
     };
     if request.contains_key("bundle") {
         let e = Error::new(ErrorCode::UnknownField, "/bundle", "pass the bundle as its own document, not in options");
-        return Ok(Read::Known(Verification::malformed(e)));
+        return Ok(Read::malformed(e));
     }
     Ok(Read::of(read_options(&request, Some(read_text(bundle, BundleSeed { path: "/bundle" })?))))
 }

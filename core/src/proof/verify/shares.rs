@@ -53,7 +53,7 @@ impl Shares {
     fn of(read: Read, gate: impl FnOnce() -> State) -> Shares {
         let state = match read {
             Read::Bundle(bundle, options) => State::Bundle(bundle, options),
-            Read::Known(v) => State::Known(Box::new(v)),
+            Read::Known(v) => State::Known(v),
             Read::Gate => gate(),
         };
         Shares { state }
