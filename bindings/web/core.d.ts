@@ -59,6 +59,26 @@ export declare class Verifier {
   free(): void
 }
 export declare function createVerifier(options: VerifyOptions | GateVerifyOptions | string): Verifier
+/** Options of `createVerifierPool`. */
+export interface VerifierPoolOptions {
+  /** Workers to start, 1 to 256; default the host's logical processors (up to 16). */
+  workers?: number
+}
+/** Workers verifying bundles together, without SharedArrayBuffer (docs/WEB.md §A pool of workers): the answers
+ * of `verifyBundle` and `verifyRequest`, byte for byte. */
+export declare class VerifierPool {
+  private constructor()
+  /** The workers verifying; 0 when none could start (it then verifies on the calling thread). */
+  readonly workers: number
+  verifyBundle(bundle: GateProof, options: GateVerifyOptions): Promise<GateVerification>
+  verifyBundle(bundle: ProofBundle | string, options: VerifyOptions | string): Promise<Verification>
+  verifyRequest(request: GateVerifyRequest): Promise<GateVerification>
+  verifyRequest(request: VerifyBundleRequest | string): Promise<Verification>
+  /** Stops the workers (an open pool's idle workers do not keep Node running). */
+  close(): void
+}
+/** Starts a pool (loading the module first, as `init` does). */
+export declare function createVerifierPool(options?: VerifierPoolOptions): Promise<VerifierPool>
 
 /** The proposed action a browser gate decides: the action check's `action` at `now` (RFC 3339). */
 export interface GateProposal {

@@ -16,6 +16,8 @@ export class CurbiError extends Error {
 
 let ready = null
 let loaded = false
+/** The compiled module `init` instantiated: a verifier pool's workers instantiate it again. */
+let compiled = null
 
 /**
  * Loads the WebAssembly module once. `source` may be a `WebAssembly.Module`, the module's bytes, a `Response` (or a
@@ -25,6 +27,7 @@ let loaded = false
 export function init(source) {
   ready ??= compile(source ?? new URL('./pkg/wasm/curbi_wasm_bg.wasm', import.meta.url)).then((module) => {
     wasm.initSync({ module })
+    compiled = module
     loaded = true
   })
   return ready
@@ -59,15 +62,21 @@ function call(f, ...args) {
   try {
     return f(...args)
   } catch (e) {
-    if (typeof e === 'string' && e.startsWith('{"error":')) {
-      const { error } = JSON.parse(e)
-      throw new CurbiError(error.message, error.code, error.path)
-    }
-    if (e instanceof WebAssembly.RuntimeError) {
-      throw new CurbiError(`internal error: the checker trapped (a bug; please report it): ${e.message}`, 'internal', '')
-    }
-    throw e
+    throw thrown(e, e instanceof WebAssembly.RuntimeError)
   }
+}
+
+/** What an export threw (`trap`: a WebAssembly trap), as the error to throw: a core error document becomes a
+ * `CurbiError`. */
+function thrown(e, trap) {
+  if (typeof e === 'string' && e.startsWith('{"error":')) {
+    const { error } = JSON.parse(e)
+    return new CurbiError(error.message, error.code, error.path)
+  }
+  if (trap) {
+    return new CurbiError(`internal error: the checker trapped (a bug; please report it): ${e.message ?? e}`, 'internal', '')
+  }
+  return e instanceof Error ? e : new Error(String(e))
 }
 
 const parsed = (f, ...args) => JSON.parse(call(f, ...args))
@@ -259,4 +268,189 @@ export function createBrowserGate(options = {}) {
   } finally {
     seed.fill(0)
   }
+}
+
+/** The workers a pool starts by default: the host's logical processors (`navigator.hardwareConcurrency`, or
+ * Node's `os.availableParallelism()`), from 1 to 16. */
+async function defaultWorkers() {
+  let n = globalThis.navigator?.hardwareConcurrency
+  if (!Number.isInteger(n) && globalThis.process?.versions?.node) {
+    n = (await import('node:os')).availableParallelism()
+  }
+  return Math.min(Math.max(Number.isInteger(n) ? n : 1, 1), 16)
+}
+
+/**
+ * One worker as a message port: a module Web Worker where the host has `Worker` (browsers, Deno, Bun), a Node
+ * `worker_threads` worker otherwise; `null` where neither can start (a Content-Security-Policy without
+ * `worker-src`, a host without workers).
+ */
+async function startWorker() {
+  const url = new URL('./pool-worker.js', import.meta.url)
+  if (typeof Worker === 'function') {
+    const w = new Worker(url, { type: 'module' })
+    return {
+      post: (m) => w.postMessage(m),
+      listen: (f, fail) => {
+        w.addEventListener('message', (e) => f(e.data))
+        w.addEventListener('error', (e) => { e.preventDefault?.(); fail(e.error ?? new Error(e.message || 'the worker failed')) })
+      },
+      hold: () => {},
+      release: () => {},
+      terminate: () => w.terminate(),
+    }
+  }
+  if (!globalThis.process?.versions?.node) return null
+  const { Worker: NodeWorker } = await import('node:worker_threads')
+  const w = new NodeWorker(url)
+  w.unref()
+  return {
+    post: (m) => w.postMessage(m),
+    listen: (f, fail) => {
+      w.on('message', f)
+      w.on('error', fail)
+    },
+    // An idle pool does not keep Node running; one with a verification under way does.
+    hold: () => w.ref(),
+    release: () => w.unref(),
+    terminate: () => w.terminate(),
+  }
+}
+
+/** A started worker answering requests `{op, ...}` by id. */
+class PoolWorker {
+  #port
+  #next = 0
+  #pending = new Map()
+  #failed = null
+  #hello
+
+  constructor(port) {
+    this.#port = port
+    let hello
+    this.#hello = new Promise((resolve) => { hello = resolve })
+    port.listen((m) => {
+      if (m.hello) return hello()
+      const p = this.#pending.get(m.id)
+      this.#pending.delete(m.id)
+      if (this.#pending.size === 0) port.release()
+      if (m.ok) p?.resolve(m.result)
+      else p?.reject(m.error.text !== undefined ? thrown(m.error.text, false) : thrown(new Error(m.error.message), m.error.trap))
+    }, (e) => {
+      this.#failed = new CurbiError(`a verifier pool's worker failed: ${e?.message ?? e}`, 'internal', '')
+      hello()
+      for (const p of this.#pending.values()) p.reject(this.#failed)
+      this.#pending.clear()
+      port.release()
+    })
+  }
+
+  async request(op, message, transfer) {
+    await this.#hello
+    if (this.#failed) throw this.#failed
+    const id = this.#next++
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject })
+      this.#port.hold()
+      try {
+        this.#port.post({ ...message, id, op }, transfer)
+      } catch (e) {
+        this.#pending.delete(id)
+        if (this.#pending.size === 0) this.#port.release()
+        reject(e)
+      }
+    })
+  }
+
+  terminate() {
+    this.#port.terminate()
+  }
+}
+
+/**
+ * Verifies bundles on several threads without `SharedArrayBuffer` (no cross-origin isolation needed): each worker
+ * instantiates the same compiled module and checks one share of the receipts' own checks (signatures, payloads,
+ * inclusion), one of them finishes (head, duplicates, conflicts, history, verdict) with every share. Its answers are
+ * `verifyBundle`'s and `verifyRequest`'s, byte for byte. With `workers === 0` (none could start) it verifies on the
+ * calling thread.
+ */
+export class VerifierPool {
+  #workers
+  #jobs = 0
+
+  constructor(workers) {
+    this.#workers = workers
+  }
+
+  /** The workers verifying: 0 when none could start, and verifications run on the calling thread. */
+  get workers() {
+    return this.#workers.length
+  }
+
+  /** `verifyBundle(bundle, options)` across the pool's workers. */
+  async verifyBundle(bundle, options) {
+    const text = documentText(bundle, 'bundle')
+    const opts = options == null ? '{}' : documentText(options, 'options')
+    if (this.#workers.length === 0) return parsed(wasm.verifyBundleParts, text, opts)
+    return this.#verify({ bundle: text, options: opts })
+  }
+
+  /** `verifyRequest(request)` across the pool's workers. */
+  async verifyRequest(request) {
+    const text = documentText(request, 'request')
+    if (this.#workers.length === 0) return parsed(wasm.verifyRequest, text)
+    return this.#verify({ request: text })
+  }
+
+  async #verify(document) {
+    const job = this.#jobs++
+    const parts = this.#workers.length
+    const [finisher] = this.#workers
+    const shares = await Promise.allSettled(
+      this.#workers.map((w, part) => w.request('share', { ...document, job, part, parts, keep: part === 0 })),
+    )
+    const failed = shares.find((s) => s.status === 'rejected')
+    if (failed) {
+      if (shares[0].status === 'fulfilled') finisher.request('drop', { job }).catch(() => {})
+      throw failed.reason
+    }
+    return JSON.parse(await finisher.request('finish', { job, shares: `[${shares.map((s) => s.value).join(',')}]` }))
+  }
+
+  /** Stops the workers; the pool then verifies on the calling thread. */
+  close() {
+    for (const w of this.#workers) w.terminate()
+    this.#workers = []
+  }
+}
+
+/**
+ * A pool of `workers` workers (default: the host's logical processors, up to 16) verifying bundles together; it
+ * loads the module first (`init`). Where no worker can start, the pool has `workers === 0` and verifies on the
+ * calling thread, so it is correct in every runtime. `close()` it when done (Node exits with an idle pool open).
+ */
+export async function createVerifierPool(options = {}) {
+  if (options === null || typeof options !== 'object') {
+    throw new CurbiError(`options must be an object, got ${typeName(options)}`, 'invalid_type', '')
+  }
+  const n = options.workers ?? (await defaultWorkers())
+  if (!Number.isInteger(n) || n < 1 || n > 256) {
+    throw new CurbiError(`workers must be a whole number from 1 to 256, got ${n}`, 'out_of_range', '/workers')
+  }
+  await init()
+  const workers = []
+  try {
+    for (let i = 0; i < n; i++) {
+      const port = await startWorker()
+      if (port === null) break
+      workers.push(new PoolWorker(port))
+    }
+    // The compiled module is posted where the host can clone it (browsers, Node); otherwise each worker compiles.
+    await Promise.all(workers.map((w) => w.request('init', { module: compiled }).catch(() => w.request('init', {}))))
+  } catch {
+    // No worker (or not every one) could start or load the module: verify on this thread instead.
+    for (const w of workers) w.terminate()
+    return new VerifierPool([])
+  }
+  return new VerifierPool(workers)
 }

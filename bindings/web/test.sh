@@ -8,12 +8,22 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 export CURBI_REQUIRE_NATIVE=1
+# A 600-receipt request (with attestations) from core's verify_peak example, for the verifier pool's tests.
+export CURBI_WEB_LARGE_REQUEST=$(cd ../.. && pwd)/target/web/large-600.json
+large_request() {
+  if [ ! -s "$CURBI_WEB_LARGE_REQUEST" ]; then
+    echo "==> verify_peak build: $CURBI_WEB_LARGE_REQUEST"
+    mkdir -p "$(dirname "$CURBI_WEB_LARGE_REQUEST")"
+    (cd ../.. && cargo run -q --release --locked -p curbi --example verify_peak -- build "$CURBI_WEB_LARGE_REQUEST" 600 --attestations)
+  fi
+}
 
 if [ "${1:-}" = browser ]; then
   if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1; then
     echo "==> apt-get install chromium (Debian's, for the headless browser test)"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   fi
+  large_request
   echo "==> node --test test/browser.test.mjs (screenshots in target/browser/)"
   node --test test/browser.test.mjs
   echo "==> deno: every differential call through @curbi/web"
@@ -28,8 +38,9 @@ bash scripts/build.sh
 echo "==> tsc: index.d.ts and core.d.ts type-check against test/types.ts"
 npm run --silent typecheck
 
-echo "==> node --test (bindings/web: API, npx @curbi/web verify vs curbi verify)"
-node --test test/api.test.mjs test/cli.test.mjs
+large_request
+echo "==> node --test (bindings/web: API, the verifier pool, npx @curbi/web verify vs curbi verify)"
+node --test test/api.test.mjs test/pool.test.mjs test/cli.test.mjs
 
 echo "==> deno run test/deno.mjs (the same package, unchanged, in Deno)"
 node_modules/.bin/deno run --allow-read test/deno.mjs

@@ -256,6 +256,11 @@ pub fn verify_bundle_parts_json(bundle: &[u8], options: &[u8]) -> Result<String>
     Ok(crate::proof::verify::verify_parts_text(bundle, options)?.to_json_string())
 }
 
+/// [`verify_bundle_json`] split over workers, for hosts whose WebAssembly has no threads (docs/WEB.md §A pool of
+/// workers): `Shares::from_request(text)` (or `from_parts(bundle, options)`) in every worker, `share(part, parts)`
+/// in each, then `finish_json(shares)` in one: the one-call result, byte for byte.
+pub use crate::proof::verify::Shares;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -190,6 +190,40 @@ impl Verifier {
     }
 }
 
+/// A bundle verification split over workers (docs/WEB.md §A pool of workers; `pool-worker.js`): every worker reads
+/// the same text into its own `Shares` and verifies its share of the receipts; one of them finishes with every
+/// share, giving `verifyRequest`'s (or `verifyBundleParts`') answer byte for byte.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Shares {
+    inner: api::Shares,
+}
+
+/// A whole request `{bundle, keys, ...}` read for verifying in shares.
+#[wasm_bindgen(js_name = sharesOfRequest)]
+pub fn shares_of_request(request: &str) -> Result<Shares, String> {
+    api::Shares::from_request(request).map(|inner| Shares { inner }).map_err(error_text)
+}
+
+/// A bundle and its options (two documents) read for verifying in shares.
+#[wasm_bindgen(js_name = sharesOfBundle)]
+pub fn shares_of_bundle(bundle: &str, options: &str) -> Result<Shares, String> {
+    api::Shares::from_parts(bundle, options).map(|inner| Shares { inner }).map_err(error_text)
+}
+
+#[wasm_bindgen]
+impl Shares {
+    /// Share `part` (from 0) of `parts`: the own checks of that run of receipts, as compact JSON.
+    pub fn share(&self, part: u32, parts: u32) -> Result<String, String> {
+        self.inner.share(part as usize, parts as usize).map_err(error_text)
+    }
+
+    /// The verification, from every share (a JSON array, any order).
+    pub fn finish(&self, shares: &str) -> Result<String, String> {
+        self.inner.finish_json(shares.as_bytes()).map_err(error_text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

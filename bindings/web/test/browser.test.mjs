@@ -6,7 +6,7 @@
 // the core's bytes.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -21,6 +21,8 @@ const shots = join(root, 'target/browser')
 const calls = join(root, 'target/differential/calls.jsonl')
 const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium'
 const vector = (name) => JSON.parse(readFileSync(join(root, 'vectors/proof', name), 'utf8')).input
+const proofVectors = readdirSync(join(root, 'vectors/proof')).filter((f) => f.endsWith('.json') && f !== 'cases.json')
+const large = process.env.CURBI_WEB_LARGE_REQUEST
 
 let server
 let browser
@@ -28,7 +30,10 @@ let page
 
 before(async () => {
   mkdirSync(shots, { recursive: true })
-  server = await serve(existsSync(calls) ? { '/_/calls.jsonl': calls } : {})
+  const extra = existsSync(calls) ? { '/_/calls.jsonl': calls } : {}
+  for (const name of proofVectors) extra[`/_/proof/${name}`] = join(root, 'vectors/proof', name)
+  if (large) extra['/_/large.json'] = large
+  server = await serve(extra)
   browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,
@@ -216,6 +221,38 @@ test('a gate proof made in the page verifies there and through the MCP verify_bu
   } finally {
     server.stop()
   }
+})
+
+test('the verifier pool of Web Workers in the page: every proof vector and a large tampered bundle as one thread gives them', async (t) => {
+  if (!large) {
+    if (process.env.CURBI_REQUIRE_NATIVE === '1') assert.fail('CURBI_WEB_LARGE_REQUEST is not set (test.sh sets it)')
+    t.skip('CURBI_WEB_LARGE_REQUEST is not set')
+    return
+  }
+  const got = await page.evaluate(async (names) => {
+    const web = await import('/index.js')
+    const { comparePool, tampered } = await import('/test/pool-cases.mjs')
+    const cases = []
+    for (const name of names) {
+      cases.push({ name, request: JSON.stringify((await (await fetch(`/_/proof/${name}`)).json()).input) })
+    }
+    const vectors = await comparePool(web, cases, [2])
+    const request = await (await fetch('/_/large.json')).text()
+    const n = JSON.parse(request).bundle.receipts.length
+    const bad = tampered(request, n >> 1)
+    const one = await web.verifyRequest(bad)
+    const big = await comparePool(web, [{ name: 'valid', request }, { name: 'tampered', request: bad }], [2, 3])
+    return { vectors, big, n, reason: one.reason, path: one.path, ok: one.items.filter((i) => i.ok).length }
+  }, proofVectors)
+  assert.deepEqual(got.vectors.mismatches, [])
+  assert.deepEqual(got.vectors.started, [2], 'two Web Workers started (not the one-thread fallback)')
+  assert.ok(got.vectors.compared >= proofVectors.length)
+  // The expectation comes from the change made: the tampered receipt alone fails and decides.
+  assert.equal(got.reason, 'bad_signature')
+  assert.equal(got.path, `/bundle/receipts/${got.n >> 1}`)
+  assert.equal(got.ok, got.n - 1)
+  assert.deepEqual(got.big.mismatches, [])
+  assert.deepEqual(got.big.started, [2, 3])
 })
 
 test('every differential call through @curbi/web in Chromium gives the core bytes', async (t) => {

@@ -1,8 +1,9 @@
 // @curbi/web unchanged in Deno (the `deno` npm package's binary, a devDependency): the seed's snippet, a tampered
-// bundle, a reply's UTF-16 spans; with `--differential`, every call of the differential test (after
+// bundle, a reply's UTF-16 spans, the verifier pool in Deno Workers; with `--differential`, every call of the differential test (after
 // scripts/differential.sh) must give the core's bytes. Run: deno run --allow-read test/deno.mjs [--differential]
 import * as curbi from '../index.js'
 import { runCalls } from './differential-calls.mjs'
+import { comparePool } from './pool-cases.mjs'
 
 const root = new URL('../../../', import.meta.url)
 const results = []
@@ -23,6 +24,15 @@ check('the tampered amount is bad_signature', t.reason === 'bad_signature', t.re
 // Seed 000: "Starter is $99 a month." finds $99 at [11,14].
 const c = curbi.compilePolicy({ prices: [{ item: 'Starter', amount: 49 }] }).check('Starter is $99 a month.')
 check('UTF-16 spans', JSON.stringify(c.findings.map((f) => f.span)) === '[[11,14]]', JSON.stringify(c.findings))
+
+// The verifier pool of two Deno Workers: every proof vector as one thread answers it.
+const cases = []
+for await (const e of Deno.readDir(new URL('vectors/proof/', root))) {
+  if (!e.name.endsWith('.json') || e.name === 'cases.json') continue
+  cases.push({ name: e.name, request: JSON.stringify(await vector(e.name)) })
+}
+const pool = await comparePool(curbi, cases, [2])
+check(`the verifier pool (${pool.started} Workers) on ${cases.length} proof vectors`, cases.length > 50 && pool.started[0] === 2 && pool.mismatches.length === 0, pool.mismatches.slice(0, 3).join('; '))
 
 if (Deno.args.includes('--differential')) {
   const text = await Deno.readTextFile(new URL('target/differential/calls.jsonl', root))

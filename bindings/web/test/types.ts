@@ -1,6 +1,6 @@
 // Type-checks index.d.ts and core.d.ts (`npm run typecheck`): the calls the README and the seed show must compile,
 // and wrong ones must not (each @ts-expect-error fails the check if the line type-checks).
-import { CurbiError, compilePolicy, createBrowserGate, createVerifier, init, verifyBundle, verifyCheckout } from '@curbi/web'
+import { CurbiError, compilePolicy, createBrowserGate, createVerifier, createVerifierPool, init, verifyBundle, verifyCheckout } from '@curbi/web'
 import type { Check, GateVerification, Verification, VerifyOptions } from '@curbi/web'
 import * as core from '@curbi/web/core'
 
@@ -11,6 +11,13 @@ export async function seed(bundle: object, trustedJwks: object): Promise<string 
   await createVerifier(options).verify(bundle)
   // @ts-expect-error mode is archival or fresh
   await verifyBundle(bundle, { keys: trustedJwks, mode: 'later' })
+  const pool = await createVerifierPool({ workers: 2 })
+  const pooled: Verification = await pool.verifyBundle(bundle, options)
+  const count: number = pool.workers
+  pool.close()
+  // @ts-expect-error workers is a number
+  await createVerifierPool({ workers: 'two' })
+  if (!pooled.ok || count === 0) return pooled.reason
   return undefined
 }
 

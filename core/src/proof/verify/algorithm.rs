@@ -2,6 +2,7 @@
 //! checks (on every core), duplicates, conflicts, the history, and the one finding that decides the verdict.
 
 use std::collections::HashSet;
+use std::convert::Infallible;
 use std::num::NonZeroUsize;
 
 use rustc_hash::FxHashMap;
@@ -22,13 +23,30 @@ const MIN_PER_THREAD: usize = 32;
 
 /// Verifies a parsed bundle against the options. Never panics on any bundle or key set.
 pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verification {
+    let outcomes =
+        |items: &[ParsedItem], ctx: &ItemCtx<'_>| Ok::<_, Infallible>(check_items(items, ctx, options.threads));
+    match verify_bundle_with(bundle, options, outcomes) {
+        Ok(v) => v,
+        Err(never) => match never {},
+    }
+}
+
+/// [`verify_bundle`] with the receipts' own checks from `outcomes` (every item, in order): checked here on every
+/// core, or by several workers and read back ([`finish_shares`]).
+fn verify_bundle_with<E>(
+    bundle: &ParsedBundle,
+    options: &VerifyOptions,
+    outcomes: impl FnOnce(&[ParsedItem], &ItemCtx<'_>) -> Result<Vec<ItemOutcome>, E>,
+) -> Result<Verification, E> {
     let trusted = Trusted::new(options, bundle);
     if trusted.is_empty() {
-        return no_trusted_keys(bundle, options);
+        return Ok(no_trusted_keys(bundle, options));
     }
     let pinned = pinned_witnesses(options);
     let head = verify_head(bundle, &trusted, options, pinned);
-    let mut items = check_receipts(bundle, &trusted, options, &head);
+    let ctx = ItemCtx { trusted: &trusted, mode: options.mode, head: head.as_ref().ok().map(|h| (h.size, h.root)) };
+    let outcomes = outcomes(&bundle.items, &ctx)?;
+    let mut items = item_results(bundle, outcomes, &head);
     mark_duplicates(&mut items);
     let conflicts = mark_conflicts(&mut items);
     // Only now is every item's reason final: a duplicate or a conflict overrides its own checks.
@@ -38,14 +56,92 @@ pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verifica
     // Without a verified head nothing is placed in the log, so the head's finding decides.
     let head = match head {
         Ok(h) => h,
-        Err(f) => return Verification::rejected(f, items, None, None),
+        Err(f) => return Ok(Verification::rejected(f, items, None, None)),
     };
     let summary = head_summary(bundle, &head, pinned);
     let history = check_history(bundle, &head, &trusted, &options.known, |i| element("/known", i));
-    match deciding_finding(history, &conflicts, bundle, &items) {
+    Ok(match deciding_finding(history, &conflicts, bundle, &items) {
         Some((f, evidence)) => Verification::rejected(f, items, Some(summary), evidence),
         None => Verification::verified(items, summary),
+    })
+}
+
+/// One receipt's own checks as a worker hands them back: its finding (`None`: every own check passed, but there
+/// is no verified head to place it under), and whether its signed payload was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ShareOutcome {
+    pub(crate) finding: Option<(Reason, String)>,
+    pub(crate) read: bool,
+}
+
+/// A worker's share of the receipts' own checks: `outcomes` for the items from `from` on, of `items` in all (`0`
+/// with no outcomes when the verdict needs none: no key is left to check a receipt with).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Share {
+    pub(crate) items: usize,
+    pub(crate) from: usize,
+    pub(crate) outcomes: Vec<ShareOutcome>,
+}
+
+/// Share `part` (from 0) of `parts`: the own checks of the `part`-th of `parts` runs of consecutive receipts (the
+/// runs as even as can be), exactly as [`verify_bundle`] checks them.
+pub(crate) fn check_share(bundle: &ParsedBundle, options: &VerifyOptions, part: usize, parts: usize) -> Share {
+    let trusted = Trusted::new(options, bundle);
+    if trusted.is_empty() {
+        return Share { items: 0, from: 0, outcomes: Vec::new() };
     }
+    let head = verify_head(bundle, &trusted, options, pinned_witnesses(options));
+    let ctx = ItemCtx { trusted: &trusted, mode: options.mode, head: head.as_ref().ok().map(|h| (h.size, h.root)) };
+    let n = bundle.items.len();
+    let per = n.div_ceil(parts.max(1));
+    let from = part.saturating_mul(per).min(n);
+    let to = from.saturating_add(per).min(n);
+    let outcomes = check_items(&bundle.items[from..to], &ctx, options.threads)
+        .into_iter()
+        .map(|o| ShareOutcome { finding: o.finding, read: o.receipt.is_some() })
+        .collect();
+    Share { items: n, from, outcomes }
+}
+
+/// [`verify_bundle`] with the receipts' own checks taken from `shares` (any order) instead of made here: the same
+/// result when they are the shares [`check_share`] made of this bundle and options. `Err` (a message) when the
+/// shares do not cover the bundle's receipts exactly once, or claim a payload was read that cannot be.
+pub(crate) fn finish_shares(
+    bundle: &ParsedBundle,
+    options: &VerifyOptions,
+    mut shares: Vec<Share>,
+) -> Result<Verification, String> {
+    verify_bundle_with(bundle, options, |items, _| {
+        shares.sort_by_key(|s| s.from);
+        let mut outcomes = Vec::with_capacity(items.len());
+        for share in shares {
+            if share.items != items.len() || share.from != outcomes.len() {
+                return Err(format!(
+                    "a share of {} receipts from item {} does not continue the {} outcomes of this bundle's {} receipts",
+                    share.items,
+                    share.from,
+                    outcomes.len(),
+                    items.len()
+                ));
+            }
+            for o in share.outcomes {
+                let Some(item) = items.get(outcomes.len()) else {
+                    return Err(format!("more outcomes than the bundle's {} receipts", items.len()));
+                };
+                let receipt = match o.read {
+                    true => Some(item.receipt.receipt().map_err(|e| {
+                        format!("item {}: a share read a payload that is unreadable: {e}", outcomes.len())
+                    })?),
+                    false => None,
+                };
+                outcomes.push(ItemOutcome { finding: o.finding, digest: item.receipt.digest(), receipt });
+            }
+        }
+        if outcomes.len() != items.len() {
+            return Err(format!("{} outcomes for the bundle's {} receipts", outcomes.len(), items.len()));
+        }
+        Ok(outcomes)
+    })
 }
 
 /// The keys the caller's policy leaves: its own (test keys only with `allowTest`), then the bundle's on opt-in
@@ -134,16 +230,13 @@ fn verify_head<'a>(
     Ok(h)
 }
 
-/// Each receipt's own checks, on every core; one that passes them all but cannot be placed without a verified head
-/// takes the head's reason.
-fn check_receipts(
+/// Each receipt's result from its own checks; one that passes them all but cannot be placed without a verified
+/// head takes the head's reason.
+fn item_results(
     bundle: &ParsedBundle,
-    trusted: &Trusted<'_>,
-    options: &VerifyOptions,
+    outcomes: Vec<ItemOutcome>,
     head: &Result<VerifiedHead<'_>, Finding>,
 ) -> Vec<ItemResult> {
-    let ctx = ItemCtx { trusted, mode: options.mode, head: head.as_ref().ok().map(|h| (h.size, h.root)) };
-    let outcomes = check_items(&bundle.items, &ctx, options.threads);
     let head_failure = head.as_ref().err();
     let mut items = Vec::with_capacity(outcomes.len());
     for (i, (item, o)) in bundle.items.iter().zip(outcomes).enumerate() {

@@ -9,11 +9,13 @@
 //!   reasons ([`Reason`]), plus `malformed` (with the `error` that says where) for input that cannot be read.
 //! - `history`: heads seen before ([`KnownHead`]) and the fork, rollback and consistency checks.
 //! - `algorithm`: [`verify_bundle`] as a sequence of named phases.
+//! - `shares`: the same verification split over workers for hosts without threads ([`Shares`]).
 
 pub(crate) mod algorithm;
 pub(crate) mod history;
 mod options;
 pub(crate) mod report;
+mod shares;
 
 pub use algorithm::verify_bundle;
 pub use history::KnownHead;
@@ -23,3 +25,4 @@ pub use options::{
 };
 pub(crate) use options::{read_boolean, read_known};
 pub use report::{Evidence, HeadSummary, ItemResult, Reason, SCOPE, Scope, Verification};
+pub use shares::Shares;

@@ -228,31 +228,74 @@ const REQUEST: &str = "a request object {bundle, keys, ...}";
 
 /// Judges a request read as its option members and its bundle (if any), options first.
 fn verify_read(options: &Map<String, Value>, bundle: Option<Result<ParsedBundle, Error>>) -> Verification {
-    let options = match VerifyOptions::from_request(options, &["bundle"]) {
-        Ok(o) => o,
-        Err(e) => return Verification::malformed(e),
-    };
-    match bundle {
-        None => Verification::malformed(Error::new(ErrorCode::MissingField, "/bundle", "\"bundle\" is required")),
-        Some(Ok(b)) => verify_bundle(&b, &options),
-        Some(Err(e)) => Verification::malformed(e),
+    match read_options(options, bundle) {
+        Ok((b, o)) => verify_bundle(&b, &o),
+        Err(v) => *v,
     }
+}
+
+/// A request read as far as verifying goes without checking a signature: a browser gate proof's (its own reader
+/// verifies it), a verdict already known (`malformed`), or a bundle and the options to verify it against.
+pub(crate) enum Read {
+    Gate,
+    Known(Box<Verification>),
+    Bundle(Box<ParsedBundle>, Box<VerifyOptions>),
+}
+
+impl Read {
+    fn malformed(e: Error) -> Read {
+        Read::Known(Box::new(Verification::malformed(e)))
+    }
+
+    fn of(read: Result<(ParsedBundle, VerifyOptions), Box<Verification>>) -> Read {
+        match read {
+            Ok((b, o)) => Read::Bundle(Box::new(b), Box::new(o)),
+            Err(v) => Read::Known(v),
+        }
+    }
+
+    /// The verdict, with `gate` giving a browser gate proof's.
+    fn verify(self, gate: impl FnOnce() -> Result<Verification, Error>) -> Result<Verification, Error> {
+        match self {
+            Read::Gate => gate(),
+            Read::Known(v) => Ok(*v),
+            Read::Bundle(b, o) => Ok(verify_bundle(&b, &o)),
+        }
+    }
+}
+
+/// The options and the bundle of a request, or the verdict when either cannot be read.
+fn read_options(
+    options: &Map<String, Value>,
+    bundle: Option<Result<ParsedBundle, Error>>,
+) -> Result<(ParsedBundle, VerifyOptions), Box<Verification>> {
+    let malformed = |e| Box::new(Verification::malformed(e));
+    let options = VerifyOptions::from_request(options, &["bundle"]).map_err(malformed)?;
+    match bundle {
+        None => Err(malformed(Error::new(ErrorCode::MissingField, "/bundle", "\"bundle\" is required"))),
+        Some(b) => Ok((b.map_err(malformed)?, options)),
+    }
+}
+
+/// [`verify_request_text`] up to the verification ([`Read::Gate`] for a browser gate proof's request).
+pub(crate) fn read_request_text(text: &str) -> Result<Read, Error> {
+    if browser_gate::request_names_gate_trust(text) {
+        return Ok(Read::Gate);
+    }
+    if let Some(e) = first_repeat(text)? {
+        return Ok(Read::malformed(e));
+    }
+    Ok(match read_text(text, Shaped(RequestSeed))? {
+        Ok((options, bundle)) => Read::of(read_options(&options, bundle)),
+        Err(got) => Read::malformed(wrong_type_named("", REQUEST, got)),
+    })
 }
 
 /// [`verify_request`] over JSON text, refusing repeated member names anywhere (`malformed`, `invalid_json`).
 /// `Err` only when the text is not JSON at all. The bundle is streamed ([`ParsedBundle::from_text`]): no tree of
 /// the document is built, only the small option members.
 pub fn verify_request_text(text: &str) -> Result<Verification, Error> {
-    if browser_gate::request_names_gate_trust(text) {
-        return browser_gate::verify_request_text(text);
-    }
-    if let Some(e) = first_repeat(text)? {
-        return Ok(Verification::malformed(e));
-    }
-    Ok(match read_text(text, Shaped(RequestSeed))? {
-        Ok((options, bundle)) => verify_read(&options, bundle),
-        Err(got) => Verification::malformed(wrong_type_named("", REQUEST, got)),
-    })
+    read_request_text(text)?.verify(|| browser_gate::verify_request_text(text))
 }
 
 /// Streams a request object: `bundle` through [`BundleSeed`], every other member kept as a `Value`.
@@ -354,25 +397,30 @@ impl Verifier {
 /// [`verify_request_text`] with the bundle and the options (the request without `bundle`) as two texts. Error
 /// paths are those of the combined request. `Err` only when either text is not JSON at all.
 pub fn verify_parts_text(bundle: &str, options: &str) -> Result<Verification, Error> {
+    read_parts_text(bundle, options)?.verify(|| browser_gate::verify_parts_text(bundle, options))
+}
+
+/// [`verify_parts_text`] up to the verification ([`Read::Gate`] for options that pin a browser gate).
+pub(crate) fn read_parts_text(bundle: &str, options: &str) -> Result<Read, Error> {
     if browser_gate::options_name_gate_trust(options) {
-        return browser_gate::verify_parts_text(bundle, options);
+        return Ok(Read::Gate);
     }
     let bundle_repeat = first_repeat(bundle)?;
     if let Some(e) = first_repeat(options)? {
-        return Ok(Verification::malformed(e));
+        return Ok(Read::malformed(e));
     }
     if let Some(e) = bundle_repeat {
-        return Ok(Verification::malformed(Error::new(e.code, format!("/bundle{}", e.path), e.message)));
+        return Ok(Read::malformed(Error::new(e.code, format!("/bundle{}", e.path), e.message)));
     }
     let options_value: Value = serde_json::from_str(options).map_err(|e| Error::from_json_error(&e))?;
     let Value::Object(request) = options_value else {
-        return Ok(Verification::malformed(wrong_type("", OPTIONS_DOCUMENT, &options_value)));
+        return Ok(Read::malformed(wrong_type("", OPTIONS_DOCUMENT, &options_value)));
     };
     if request.contains_key("bundle") {
         let e = Error::new(ErrorCode::UnknownField, "/bundle", "pass the bundle as its own document, not in options");
-        return Ok(Verification::malformed(e));
+        return Ok(Read::malformed(e));
     }
-    Ok(verify_read(&request, Some(read_text(bundle, BundleSeed { path: "/bundle" })?)))
+    Ok(Read::of(read_options(&request, Some(read_text(bundle, BundleSeed { path: "/bundle" })?))))
 }
 
 #[cfg(test)]

@@ -1,0 +1,76 @@
+// The verifier pool (createVerifierPool) in Node's worker_threads: byte-for-byte the one-thread verifier's answers
+// on every proof vector and on a large bundle with one tampered receipt in the middle (CURBI_WEB_LARGE_REQUEST,
+// written by test.sh with core's verify_peak example), its errors, and its fallback to the calling thread.
+import assert from 'node:assert/strict'
+import { readFileSync, readdirSync } from 'node:fs'
+import { test } from 'node:test'
+
+import * as curbi from '../index.js'
+import { comparePool, tampered } from './pool-cases.mjs'
+
+const dir = new URL('../../../vectors/proof/', import.meta.url)
+const vectors = readdirSync(dir)
+  .filter((f) => f.endsWith('.json') && f !== 'cases.json')
+  .map((f) => ({ name: f, request: JSON.stringify(JSON.parse(readFileSync(new URL(f, dir), 'utf8')).input) }))
+
+test('every proof vector: the pool of 1, 2 and 3 workers answers as verifyRequest and verifyBundle do', async () => {
+  assert.ok(vectors.length > 50, `${vectors.length} proof vectors`)
+  const { compared, started, mismatches } = await comparePool(curbi, vectors, [1, 2, 3])
+  assert.deepEqual(mismatches, [])
+  assert.deepEqual(started, [1, 2, 3], 'each pool started its workers (not the one-thread fallback)')
+  assert.ok(compared >= vectors.length * 3, `${compared} answers compared`)
+})
+
+const large = process.env.CURBI_WEB_LARGE_REQUEST
+test('a large bundle with one tampered receipt in the middle: the same report from 1 thread and from 2 and 4 workers', { skip: !large && !process.env.CURBI_REQUIRE_NATIVE && 'CURBI_WEB_LARGE_REQUEST is not set' }, async () => {
+  assert.ok(large, 'test.sh sets CURBI_WEB_LARGE_REQUEST (verify_peak build)')
+  const request = readFileSync(large, 'utf8')
+  const n = JSON.parse(request).bundle.receipts.length
+  const bad = tampered(request, n >> 1)
+  // The expectations come from the change made: the tampered receipt alone fails its signature and decides.
+  const one = await curbi.verifyRequest(bad)
+  assert.equal(one.reason, 'bad_signature')
+  assert.equal(one.path, `/bundle/receipts/${n >> 1}`)
+  assert.equal(one.items[n].reason, 'duplicate')
+  assert.equal(one.items.filter((i) => i.ok).length, n - 1)
+  const valid = await curbi.verifyRequest(request)
+  assert.equal(valid.reason, 'verifies')
+  const cases = [{ name: 'valid', request }, { name: 'tampered', request: bad }]
+  const { started, mismatches } = await comparePool(curbi, cases, [2, 4])
+  assert.deepEqual(mismatches, [])
+  assert.deepEqual(started, [2, 4])
+})
+
+test('errors: the pool rejects as the one-thread verifier does, and a closed pool verifies on this thread', async () => {
+  const cases = [
+    { name: 'not JSON', request: '{' },
+    { name: 'a string', request: '"bundle"' },
+    { name: 'no keys', request: '{"bundle":{}}' },
+    { name: 'a browser gate proof', request: gateRequest() },
+  ]
+  const { mismatches } = await comparePool(curbi, cases, [2])
+  assert.deepEqual(mismatches, [])
+  await assert.rejects(curbi.createVerifierPool({ workers: 0 }), { name: 'CurbiError', code: 'out_of_range', path: '/workers' })
+  await assert.rejects(curbi.createVerifierPool({ workers: 1.5 }), { code: 'out_of_range' })
+  const pool = await curbi.createVerifierPool({ workers: 2 })
+  await assert.rejects(pool.verifyRequest('{'), { name: 'CurbiError', code: 'invalid_json' })
+  pool.close()
+  assert.equal(pool.workers, 0)
+  const { input } = JSON.parse(readFileSync(new URL('valid-four-domains.json', dir), 'utf8'))
+  assert.deepEqual(await pool.verifyBundle(input.bundle, { keys: input.keys, allowTest: true }), await curbi.verifyBundle(input.bundle, { keys: input.keys, allowTest: true }))
+  const byDefault = await curbi.createVerifierPool()
+  assert.ok(byDefault.workers >= 1)
+  byDefault.close()
+})
+
+/** A gate proof made in this process and the request that verifies it (docs/PROOF.md §Browser gate proofs). */
+function gateRequest() {
+  const gate = curbi.createBrowserGate()
+  const { proof, trust } = gate.prove({
+    policy: { agent: 'a', operations: ['op'], resources: ['r:*'], expires_at: '2030-01-01T00:00:00Z' },
+    registry: {},
+    proposal: { action: { agent: 'a', operation: 'op', resource: 'r:1' }, now: '2029-01-01T00:00:00Z' },
+  })
+  gate.free()
+  return JSON.stringify({ bundle: proof, keys: trust, allowTest: true })
+}
