@@ -157,11 +157,37 @@ func parseResult(doc []byte, reply string) (*Result, error) {
 }
 
 // parseResponse reads curbi_check's document.
-func parseResponse(doc []byte) (*Response, error) {
-	var r Response
-	if err := json.Unmarshal(doc, &r); err != nil {
-		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("unreadable check response: %v", err)}
+func parseResponse(doc []byte, err error) (*Response, error) {
+	return decodeDocument[Response]("unreadable check response", doc, err)
+}
+
+func (r *Response) keep(doc []byte) { r.Document = doc }
+
+// decode reads a document the library wrote (or passes on the error of the call that wrote none) into a new T;
+// what says what was being read when the document is not a T.
+func decode[T any](what string, doc []byte, err error) (*T, error) {
+	if err != nil {
+		return nil, err
 	}
-	r.Document = doc
-	return &r, nil
+	v := new(T)
+	if err := json.Unmarshal(doc, v); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("%s: %v", what, err)}
+	}
+	return v, nil
+}
+
+// kept is a result type that keeps the document it was read from, byte for byte, in its Document member.
+type kept[T any] interface {
+	*T
+	keep(doc []byte)
+}
+
+// decodeDocument is decode for a result type that keeps its document.
+func decodeDocument[T any, K kept[T]](what string, doc []byte, err error) (K, error) {
+	v, err := decode[T](what, doc, err)
+	if err != nil {
+		return nil, err
+	}
+	K(v).keep(doc)
+	return v, nil
 }
