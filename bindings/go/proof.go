@@ -31,5 +31,3 @@ func VerifyBundle(request []byte) (*Verification, error) {
 func parseVerification(doc []byte, err error) (*Verification, error) {
 	return decodeDocument[Verification]("reading the verification", doc, err)
 }
-
-func (v *Verification) keep(doc []byte) { v.Document = doc }

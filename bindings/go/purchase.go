@@ -36,8 +36,6 @@ func decision(doc []byte, err error) (*Decision, error) {
 	return decodeDocument[Decision]("reading the decision", doc, err)
 }
 
-func (d *Decision) keep(doc []byte) { d.Document = doc }
-
 // VerifyCheckout decides a purchase: {"mandate", "checkout", "ledger"?, "now"} in (pass the document's own bytes:
 // an amount written 100.0 must stay a float so it is refused). Only unreadable JSON is an error.
 func VerifyCheckout(request []byte) (*Decision, error) {

@@ -28,8 +28,6 @@ func ValidatePolicy(policyJSON []byte) (*LintReport, error) {
 	return decodeDocument[LintReport]("reading the lint report", doc, err)
 }
 
-func (r *LintReport) keep(doc []byte) { r.Document = doc }
-
 // Export is what ExportRegression returns: the curbi.regression document and the text of the two replay test
 // files (docs/REGRESSION.md).
 type Export struct {
@@ -49,8 +47,6 @@ func ExportRegression(request []byte) (*Export, error) {
 	doc, err := jsonCall(exportRegressionFn, request)
 	return decodeDocument[Export]("reading the export", doc, err)
 }
-
-func (e *Export) keep(doc []byte) { e.Document = doc }
 
 // ReplayReport is the result of ReplayRegression. Pass is true when every case's expectation held; Document is
 // the whole curbi.replay report, with a per-case diff for each failed case.
