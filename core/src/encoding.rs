@@ -93,7 +93,8 @@ mod tests {
 
     #[test]
     fn each_alphabet_refuses_what_it_does_not_write() {
-        let (std, url): (fn(&str) -> Option<Vec<u8>>, fn(&str) -> Option<Vec<u8>>) = (decode_std, decode_url);
+        type Decode = fn(&str) -> Option<Vec<u8>>;
+        let (std, url): (Decode, Decode) = (decode_std, decode_url);
         let refused = [
             (std, "AAE", "missing padding"),
             (std, "AAF=", "non-zero trailing bits"),

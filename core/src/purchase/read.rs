@@ -24,6 +24,9 @@ pub(crate) fn quote(s: &str) -> String {
     show(&Value::String(s.to_owned()))
 }
 
+/// What `Reader::validity` reads: `not_before`, `expires_at`, `revoked` and `other_constraints` (`(path, type)` each).
+pub(crate) type Validity = (Option<Timestamp>, Option<Timestamp>, bool, Vec<(String, String)>);
+
 /// The reasons for a time `when` outside a grant's or a mandate's window (`what`: "the grant"): at or after
 /// `expires` (its time, its reason and the path it blames), or before `not_before`. `said` is how the message puts
 /// `when` ("it is now", "the action is at").
@@ -265,14 +268,9 @@ impl Reader {
         ok.then_some(out)
     }
 
-    /// `other_constraints`: objects with a non-empty string `type`; everything else in them is opaque.
     /// The members a grant and a mandate share for when and whether they hold, in this order: `not_before`,
     /// `expires_at` (required), `revoked` (false when absent or unreadable) and `other_constraints`.
-    pub(crate) fn validity(
-        &mut self,
-        m: &Map<String, Value>,
-        path: &str,
-    ) -> (Option<Timestamp>, Option<Timestamp>, bool, Vec<(String, String)>) {
+    pub(crate) fn validity(&mut self, m: &Map<String, Value>, path: &str) -> Validity {
         let p = |k: &str| member(path, k);
         let not_before = m.get("not_before").and_then(|x| self.timestamp(x, &p("not_before")));
         let expires_at = self.required(m, path, "expires_at").and_then(|x| self.timestamp(x, &p("expires_at")));
@@ -282,6 +280,7 @@ impl Reader {
         (not_before, expires_at, revoked, other)
     }
 
+    /// `other_constraints`: objects with a non-empty string `type`; everything else in them is opaque.
     pub(crate) fn other_constraints(&mut self, v: &Value, path: &str) -> Vec<(String, String)> {
         let Some(list) = self.array(v, path, 0) else {
             return Vec::new();
