@@ -105,22 +105,18 @@ fn guard(error_out: *mut *mut curbi_bytes, f: impl FnOnce() -> Result<(), Failur
     }
 }
 
-/// The shape of every call that answers with a document: `result_out` checked first, then `f` reads its inputs and
-/// makes the document, which goes to `result_out`; a failure goes to `error_out` (`guard`).
+/// The shape of every call that answers with a document: `handle_call` writing the JSON `f` makes.
 fn document_call(
     result_out: *mut *mut curbi_bytes,
     error_out: *mut *mut curbi_bytes,
     f: impl FnOnce() -> Result<String, Failure>,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(result_out)?;
-        let json = f()?;
-        ptr::write_out(result_out, curbi_bytes { data: json.into_bytes().into_boxed_slice() });
-        Ok(())
-    })
+    handle_call(result_out, error_out, || Ok(curbi_bytes { data: f()?.into_bytes().into_boxed_slice() }))
 }
 
-/// The shape of every constructor: `handle_out` checked first, then `f` reads its inputs and makes the handle.
+/// The shape of every call with one out-parameter (a constructor's handle, a document): `handle_out` checked
+/// first, then `f` reads its inputs and makes the value, which goes to `handle_out`; a failure goes to `error_out`
+/// (`guard`).
 fn handle_call<T>(
     handle_out: *mut *mut T,
     error_out: *mut *mut curbi_bytes,
