@@ -251,7 +251,7 @@ func checkOnce(policy, reply string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	expectLeak(&p.h)
+	expectLeak(&p.owned)
 	return p.Check(reply, nil)
 }
 
@@ -261,7 +261,7 @@ func verifyOnce(options, bundle []byte) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	expectLeak(&v.h)
+	expectLeak(&v.owned)
 	return v.Verify(bundle)
 }
 

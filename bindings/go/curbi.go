@@ -29,20 +29,12 @@ func Version() string {
 // reply, as on the wire, not Go byte offsets; use CompilePolicy and Policy.Check for byte spans. An invalid
 // request is an *Error whose Path points into the request.
 func Check(request []byte) (*Response, error) {
-	doc, err := checkRequest(request)
-	if err != nil {
-		return nil, err
-	}
-	return parseResponse(doc)
+	return parseResponse(jsonCall(checkFn, request))
 }
 
 // CheckWithReceipts is Check with receipt keys from configuration (never from the request): receipts is
 // {"keys": JWKS, "allowTest"?: bool, "now"?: RFC 3339}, as for CompilePolicyWithReceipts. Without keys, a request
 // offering receipts or asking verify "required" is an *Error with code "unsupported".
 func CheckWithReceipts(request, receipts []byte) (*Response, error) {
-	doc, err := checkRequestWithReceipts(request, receipts)
-	if err != nil {
-		return nil, err
-	}
-	return parseResponse(doc)
+	return parseResponse(checkRequestWithReceipts(request, receipts))
 }

@@ -6,7 +6,6 @@ package curbi
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -18,19 +17,20 @@ func documentOutcome(t *testing.T, entry string, text []byte) any {
 	t.Helper()
 	var got any
 	var err error
-	marshal := func(v any) any {
+	// marshal is a result as encoding/json writes it, decoded, or the error that made none.
+	marshal := func(v any, err error) (any, error) {
+		if err != nil {
+			return nil, err
+		}
 		raw, e := json.Marshal(v)
 		if e != nil {
 			t.Fatal(e)
 		}
-		return toAny(t, raw)
+		return toAny(t, raw), nil
 	}
 	switch entry {
 	case "check":
-		var r *Response
-		if r, err = Check(text); err == nil {
-			got = marshal(r)
-		}
+		got, err = marshal(Check(text))
 	case "compile_policy":
 		var p *Policy
 		if p, err = CompilePolicy(text); err == nil {
@@ -44,29 +44,17 @@ func documentOutcome(t *testing.T, entry string, text []byte) any {
 			got = map[string]any{"ok": true}
 		}
 	case "validate_policy":
-		var r *LintReport
-		if r, err = ValidatePolicy(text); err == nil {
-			got = marshal(r)
-		}
+		got, err = marshal(ValidatePolicy(text))
 	case "export_regression":
-		var r *Export
-		if r, err = ExportRegression(text); err == nil {
-			got = marshal(r)
-		}
+		got, err = marshal(ExportRegression(text))
 	case "replay_regression":
-		var r *ReplayReport
-		if r, err = ReplayRegression(text); err == nil {
-			got = marshal(r)
-		}
+		got, err = marshal(ReplayRegression(text))
 	case "verify_checkout", "verify_action":
 		f := VerifyCheckout
 		if entry == "verify_action" {
 			f = VerifyAction
 		}
-		var d *Decision
-		if d, err = f(text); err == nil {
-			got = marshal(d)
-		}
+		got, err = marshal(f(text))
 	case "checkout_digest":
 		var d string
 		if d, err = CheckoutDigest(text); err == nil {
@@ -131,10 +119,6 @@ func TestDocumentsVectors(t *testing.T) {
 	sort.Strings(files)
 	ran := 0
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var group struct {
 			Description string
 			Cases       []struct {
@@ -144,8 +128,9 @@ func TestDocumentsVectors(t *testing.T) {
 				Expected    json.RawMessage
 			}
 		}
-		if err := json.Unmarshal(raw, &group); err != nil || group.Description == "" || len(group.Cases) == 0 {
-			t.Fatalf("%s: needs a description and cases (%v)", f, err)
+		readJSON(t, f, &group)
+		if group.Description == "" || len(group.Cases) == 0 {
+			t.Fatalf("%s: needs a description and cases", f)
 		}
 		for i, c := range group.Cases {
 			got := documentOutcome(t, c.Entry, []byte(c.Text))

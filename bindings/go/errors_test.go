@@ -84,7 +84,7 @@ func TestBatchThroughCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := checkRequest([]byte(req))
+	raw, err := jsonCall(checkFn, []byte(req))
 	if err != nil {
 		t.Fatal(err)
 	}

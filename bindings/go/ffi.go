@@ -12,6 +12,14 @@ package curbi
 /*
 #include <stdlib.h>
 #include "curbi.h"
+
+// curbi_document_fn is the shape of the ABI's document-in, document-out functions (curbi_validate_policy, ...);
+// cgo cannot call a C function pointer, so curbi_go_document_call does.
+typedef curbi_status (*curbi_document_fn)(const uint8_t *, size_t, curbi_bytes **, curbi_bytes **);
+static curbi_status curbi_go_document_call(curbi_document_fn fn, const uint8_t *input, size_t len,
+		curbi_bytes **result, curbi_bytes **error) {
+	return fn(input, len, result, error);
+}
 */
 import "C"
 
@@ -122,6 +130,13 @@ func newHandle[P comparable](input []byte, what string, create func(*C.uint8_t, 
 	return handle, nil
 }
 
+// The ABI's destructors (curbi_policy_free, ...); NULL is a no-op for each.
+var (
+	freePolicy   = func(handle *C.curbi_policy) { C.curbi_policy_free(handle) }
+	freeVerifier = func(handle *C.curbi_verifier) { C.curbi_verifier_free(handle) }
+	freeRecorder = func(handle *C.curbi_recorder) { C.curbi_recorder_free(handle) }
+)
+
 // compilePolicy calls curbi_policy_compile. The caller owns the returned handle.
 func compilePolicy(policyJSON []byte) (*C.curbi_policy, error) {
 	return newHandle(policyJSON, "policy", func(p *C.uint8_t, n C.size_t, h **C.curbi_policy, e **C.curbi_bytes) C.curbi_status {
@@ -137,19 +152,14 @@ func compilePolicyWithReceipts(policyJSON, receipts []byte) (*C.curbi_policy, er
 	}, freePolicy)
 }
 
-// freePolicy calls curbi_policy_free; NULL is a no-op.
-func freePolicy(handle *C.curbi_policy) {
-	C.curbi_policy_free(handle)
-}
-
 // policyCheck calls curbi_policy_check: the response document with spans in UTF-8 bytes of reply.
 // The caller keeps handle alive and unfreed for the call (Policy.Check holds its read lock).
 func policyCheck(handle *C.curbi_policy, reply string, options []byte) ([]byte, error) {
 	r, rn := cString(reply)
 	o, on := cBytes(options)
-	var result, errDoc *C.curbi_bytes
-	st := C.curbi_policy_check(handle, r, rn, o, on, &result, &errDoc)
-	return outcome(st, result, errDoc)
+	return documentCall(func(result, errDoc **C.curbi_bytes) C.curbi_status {
+		return C.curbi_policy_check(handle, r, rn, o, on, result, errDoc)
+	})
 }
 
 // newVerifier calls curbi_verifier_new. The caller owns the returned handle.
@@ -159,18 +169,13 @@ func newVerifier(options []byte) (*C.curbi_verifier, error) {
 	}, freeVerifier)
 }
 
-// freeVerifier calls curbi_verifier_free; NULL is a no-op.
-func freeVerifier(handle *C.curbi_verifier) {
-	C.curbi_verifier_free(handle)
-}
-
 // verifierVerify calls curbi_verifier_verify: the verification document of one bundle.
 // The caller keeps handle alive and unfreed for the call (Verifier.Verify holds its read lock).
 func verifierVerify(handle *C.curbi_verifier, bundle []byte) ([]byte, error) {
 	b, bn := cBytes(bundle)
-	var result, errDoc *C.curbi_bytes
-	st := C.curbi_verifier_verify(handle, b, bn, &result, &errDoc)
-	return outcome(st, result, errDoc)
+	return documentCall(func(result, errDoc **C.curbi_bytes) C.curbi_status {
+		return C.curbi_verifier_verify(handle, b, bn, result, errDoc)
+	})
 }
 
 // openRecorder calls curbi_recorder_open. The caller owns the returned handle.
@@ -180,101 +185,56 @@ func openRecorder(config []byte) (*C.curbi_recorder, error) {
 	}, freeRecorder)
 }
 
-// freeRecorder calls curbi_recorder_free; NULL is a no-op.
-func freeRecorder(handle *C.curbi_recorder) {
-	C.curbi_recorder_free(handle)
-}
-
 // recorderCall calls curbi_recorder_call: the answer document of one recorder method. It blocks until the work is
 // on disk. The caller keeps handle alive and unfreed for the call (Recorder.Call holds its read lock).
 func recorderCall(handle *C.curbi_recorder, method string, request []byte) ([]byte, error) {
 	m := C.CString(method)
 	defer C.free(unsafe.Pointer(m))
 	p, n := cBytes(request)
-	var result, errDoc *C.curbi_bytes
-	st := C.curbi_recorder_call(handle, m, p, n, &result, &errDoc)
-	return outcome(st, result, errDoc)
-}
-
-// checkRequest calls curbi_check: the Check API response document, spans in UTF-16 code units.
-func checkRequest(request []byte) ([]byte, error) {
-	p, n := cBytes(request)
-	var result, errDoc *C.curbi_bytes
-	st := C.curbi_check(p, n, &result, &errDoc)
-	return outcome(st, result, errDoc)
+	return documentCall(func(result, errDoc **C.curbi_bytes) C.curbi_status {
+		return C.curbi_recorder_call(handle, m, p, n, result, errDoc)
+	})
 }
 
 // checkRequestWithReceipts calls curbi_check_with_receipts.
 func checkRequestWithReceipts(request, receipts []byte) ([]byte, error) {
 	p, n := cBytes(request)
 	r, rn := cBytes(receipts)
+	return documentCall(func(result, errDoc **C.curbi_bytes) C.curbi_status {
+		return C.curbi_check_with_receipts(p, n, r, rn, result, errDoc)
+	})
+}
+
+// documentCall runs one call of the ABI that writes a result document on success or an error document on
+// failure, and returns the result.
+func documentCall(fn func(result, errDoc **C.curbi_bytes) C.curbi_status) ([]byte, error) {
 	var result, errDoc *C.curbi_bytes
-	st := C.curbi_check_with_receipts(p, n, r, rn, &result, &errDoc)
+	st := fn(&result, &errDoc)
 	return outcome(st, result, errDoc)
 }
 
-// jsonCall runs one of the ABI's document-in, document-out functions.
-func jsonCall(fn func(*C.uint8_t, C.size_t, **C.curbi_bytes, **C.curbi_bytes) C.curbi_status, input []byte) ([]byte, error) {
+// documentFn is one of the ABI's document-in, document-out functions.
+type documentFn = C.curbi_document_fn
+
+// The ABI's document-in, document-out functions, for jsonCall.
+var (
+	checkFn            = documentFn(C.curbi_check)             // the Check API response, spans in UTF-16 code units
+	validatePolicyFn   = documentFn(C.curbi_validate_policy)   // the lint report
+	exportRegressionFn = documentFn(C.curbi_export_regression) // {"regression", "nodeTest", "pytest"}
+	replayRegressionFn = documentFn(C.curbi_replay_regression) // the curbi.replay report
+	verifyCheckoutFn   = documentFn(C.curbi_verify_checkout)   // the purchase decision
+	checkoutDigestFn   = documentFn(C.curbi_checkout_digest)   // the digest as a JSON string
+	yamlToJSONFn       = documentFn(C.curbi_yaml_to_json)      // the JSON text a YAML document stands for
+	verifyActionFn     = documentFn(C.curbi_verify_action)     // the action decision
+	verifyBundleFn     = documentFn(C.curbi_verify_bundle)     // the verification
+)
+
+// jsonCall runs one of the ABI's document-in, document-out functions on input.
+func jsonCall(fn documentFn, input []byte) ([]byte, error) {
 	p, n := cBytes(input)
-	var result, errDoc *C.curbi_bytes
-	st := fn(p, n, &result, &errDoc)
-	return outcome(st, result, errDoc)
-}
-
-// validatePolicy calls curbi_validate_policy: the lint report document.
-func validatePolicy(policy []byte) ([]byte, error) {
-	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
-		return C.curbi_validate_policy(p, n, r, e)
-	}, policy)
-}
-
-// exportRegression calls curbi_export_regression: {"regression", "nodeTest", "pytest"}.
-func exportRegression(request []byte) ([]byte, error) {
-	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
-		return C.curbi_export_regression(p, n, r, e)
-	}, request)
-}
-
-// replayRegression calls curbi_replay_regression: the curbi.replay report.
-func replayRegression(regression []byte) ([]byte, error) {
-	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
-		return C.curbi_replay_regression(p, n, r, e)
-	}, regression)
-}
-
-// verifyCheckout calls curbi_verify_checkout: the purchase decision document.
-func verifyCheckout(request []byte) ([]byte, error) {
-	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
-		return C.curbi_verify_checkout(p, n, r, e)
-	}, request)
-}
-
-// checkoutDigest calls curbi_checkout_digest: the digest as a JSON string document.
-func checkoutDigest(checkout []byte) ([]byte, error) {
-	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
-		return C.curbi_checkout_digest(p, n, r, e)
-	}, checkout)
-}
-
-// yamlToJSON calls curbi_yaml_to_json: the JSON text a YAML document stands for.
-func yamlToJSON(yaml []byte) ([]byte, error) {
-	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
-		return C.curbi_yaml_to_json(p, n, r, e)
-	}, yaml)
-}
-
-// verifyAction calls curbi_verify_action: the action decision document.
-func verifyAction(request []byte) ([]byte, error) {
-	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
-		return C.curbi_verify_action(p, n, r, e)
-	}, request)
-}
-
-// verifyBundle calls curbi_verify_bundle: the verification document.
-func verifyBundle(request []byte) ([]byte, error) {
-	return jsonCall(func(p *C.uint8_t, n C.size_t, r, e **C.curbi_bytes) C.curbi_status {
-		return C.curbi_verify_bundle(p, n, r, e)
-	}, request)
+	return documentCall(func(result, errDoc **C.curbi_bytes) C.curbi_status {
+		return C.curbi_go_document_call(fn, p, n, result, errDoc)
+	})
 }
 
 // libraryVersion reads curbi_version(): a static string, never freed.

@@ -36,6 +36,18 @@ func (c vectorCase) name() string {
 }
 
 // loadVectors reads every check/*.json file, checking each file's shape first (vectors/README.md).
+// readJSON reads the JSON file at path into v, failing the test when it cannot.
+func readJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
 func loadVectors(t *testing.T) []vectorCase {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(vectorsDir, "check", "*.json"))
@@ -45,14 +57,8 @@ func loadVectors(t *testing.T) []vectorCase {
 	sort.Strings(files)
 	var out []vectorCase
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var file map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &file); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		readJSON(t, f, &file)
 		var desc string
 		if err := json.Unmarshal(file["description"], &desc); err != nil || desc == "" {
 			t.Fatalf("%s: needs a non-empty description", f)

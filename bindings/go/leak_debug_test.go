@@ -57,8 +57,8 @@ func makeAndDrop(t *testing.T, n int, onPurpose, closeThem bool) {
 			t.Fatal(err)
 		}
 		if onPurpose {
-			expectLeak(&p.h)
-			expectLeak(&v.h)
+			expectLeak(&p.owned)
+			expectLeak(&v.owned)
 		}
 		if closeThem {
 			_, _ = p.Close(), v.Close()

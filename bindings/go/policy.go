@@ -5,7 +5,6 @@ package curbi
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 )
 
 // Policy is a compiled policy. It is immutable and safe for concurrent use: many goroutines may call Check on
@@ -17,7 +16,7 @@ import (
 // Callers must not Close a Policy while checks on it are still running. If they do, Close waits for the running
 // checks to return, and checks that start after Close return ErrClosed: misuse is an error, never a crash.
 type Policy struct {
-	h owned[*cPolicy]
+	owned[*cPolicy]
 }
 
 // CompilePolicy compiles a policy document: the JSON of the Check API's "policy" member. A schema error is an
@@ -29,13 +28,7 @@ func CompilePolicy(policyJSON []byte) (*Policy, error) {
 
 // ownPolicy wraps a handle the library made: the Policy holds it, and a finalizer frees it if Close is forgotten.
 func ownPolicy(handle *cPolicy, err error) (*Policy, error) {
-	if err != nil {
-		return nil, err
-	}
-	p := &Policy{}
-	p.h.hold(handle, freePolicy, "Policy")
-	runtime.SetFinalizer(p, (*Policy).finalize)
-	return p, nil
+	return own[Policy](handle, err, freePolicy, "Policy")
 }
 
 // CompilePolicyWithReceipts compiles a policy that checks claimed actions against the signed receipts a record
@@ -115,13 +108,7 @@ func (p *Policy) Check(reply string, opts *CheckOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p == nil {
-		return nil, ErrClosed
-	}
-	doc, err := p.h.use(func(handle *cPolicy) ([]byte, error) { return policyCheck(handle, reply, options) })
-	// The handle came out of p; without this, p could become unreachable during the C call and its finalizer
-	// free the handle under C's feet.
-	runtime.KeepAlive(p)
+	doc, err := call(p, func(handle *cPolicy) ([]byte, error) { return policyCheck(handle, reply, options) })
 	if err != nil {
 		return nil, err
 	}
@@ -131,19 +118,8 @@ func (p *Policy) Check(reply string, opts *CheckOptions) (*Result, error) {
 // Close frees the compiled policy. It is idempotent and always returns nil; afterwards Check returns ErrClosed.
 // It waits for checks that are running on p to finish.
 func (p *Policy) Close() error {
-	if p == nil {
-		return nil
-	}
-	if p.h.close() {
-		runtime.SetFinalizer(p, nil)
-	}
+	release(p)
 	return nil
-}
-
-// finalize is the safety net for a Policy that was never closed.
-func (p *Policy) finalize() {
-	p.h.leak.report()
-	_ = p.Close()
 }
 
 // YAMLToJSON converts a YAML document (a policy as most teams write it; docs/YAML.md) to the compact JSON text it
@@ -151,5 +127,5 @@ func (p *Policy) finalize() {
 // digits; what the strict reader refuses is an *Error with its code and path (a repeated key is duplicate_member,
 // an alias, a tag, .inf or a second document invalid_json).
 func YAMLToJSON(yaml []byte) (json.RawMessage, error) {
-	return yamlToJSON(yaml)
+	return jsonCall(yamlToJSONFn, yaml)
 }

@@ -1,9 +1,6 @@
 package curbi
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "encoding/json"
 
 // VerificationItem is one receipt's result in a bundle verification.
 type VerificationItem struct {
@@ -27,19 +24,10 @@ type Verification struct {
 // "trustBundleKeys". A rejected bundle is a Verification with OK false; only unreadable JSON is an error. Large
 // bundles use every core.
 func VerifyBundle(request []byte) (*Verification, error) {
-	doc, err := verifyBundle(request)
-	if err != nil {
-		return nil, err
-	}
-	return parseVerification(doc)
+	return parseVerification(jsonCall(verifyBundleFn, request))
 }
 
 // parseVerification reads a result document of VerifyBundle or Verifier.Verify, keeping it whole in Document.
-func parseVerification(doc []byte) (*Verification, error) {
-	var v Verification
-	if err := json.Unmarshal(doc, &v); err != nil {
-		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the verification: %v", err)}
-	}
-	v.Document = doc
-	return &v, nil
+func parseVerification(doc []byte, err error) (*Verification, error) {
+	return decodeDocument[Verification]("reading the verification", doc, err)
 }

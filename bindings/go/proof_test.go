@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -25,28 +24,16 @@ type proofCase struct {
 func loadProofCases(t *testing.T) []proofCase {
 	t.Helper()
 	dir := filepath.Join(vectorsDir, "proof")
-	raw, err := os.ReadFile(filepath.Join(dir, "cases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var index struct {
 		Cases []struct {
 			File string `json:"file"`
 		} `json:"cases"`
 	}
-	if err := json.Unmarshal(raw, &index); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(dir, "cases.json"), &index)
 	cases := make([]proofCase, 0, len(index.Cases))
 	for _, c := range index.Cases {
-		data, err := os.ReadFile(filepath.Join(dir, c.File))
-		if err != nil {
-			t.Fatal(err)
-		}
 		pc := proofCase{File: c.File}
-		if err := json.Unmarshal(data, &pc); err != nil {
-			t.Fatalf("%s: %v", c.File, err)
-		}
+		readJSON(t, filepath.Join(dir, c.File), &pc)
 		cases = append(cases, pc)
 	}
 	if len(cases) == 0 {

@@ -1,9 +1,6 @@
 package curbi
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "encoding/json"
 
 // Reason is one rule's finding in a purchase or action decision: a stable Code (vectors/purchase/reasons.json),
 // its Effect ("DENY" or "STEP_UP"), the JSON pointer Path of the value it is about, and expected vs actual.
@@ -34,27 +31,20 @@ type Decision struct {
 	Document json.RawMessage `json:"-"`
 }
 
-func decode(doc []byte, err error) (*Decision, error) {
-	if err != nil {
-		return nil, err
-	}
-	var d Decision
-	if err := json.Unmarshal(doc, &d); err != nil {
-		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the decision: %v", err)}
-	}
-	d.Document = doc
-	return &d, nil
+// decision reads a decision document, keeping it whole in Document.
+func decision(doc []byte, err error) (*Decision, error) {
+	return decodeDocument[Decision]("reading the decision", doc, err)
 }
 
 // VerifyCheckout decides a purchase: {"mandate", "checkout", "ledger"?, "now"} in (pass the document's own bytes:
 // an amount written 100.0 must stay a float so it is refused). Only unreadable JSON is an error.
 func VerifyCheckout(request []byte) (*Decision, error) {
-	return decode(verifyCheckout(request))
+	return decision(jsonCall(verifyCheckoutFn, request))
 }
 
 // VerifyAction decides an action against a grant: {"grant", "action", "now"} in.
 func VerifyAction(request []byte) (*Decision, error) {
-	return decode(verifyAction(request))
+	return decision(jsonCall(verifyActionFn, request))
 }
 
 // CheckoutDigest is the checkout_digest a mandate pins for checkout, so that only that cart verifies
@@ -62,13 +52,10 @@ func VerifyAction(request []byte) (*Decision, error) {
 // core exactly as the check computes it. Pass the checkout's own bytes. A checkout the strict reader refuses (a
 // repeated member), one that is not an object, or one with a number beyond the doubles is an *Error with its path.
 func CheckoutDigest(checkout []byte) (string, error) {
-	doc, err := checkoutDigest(checkout)
+	doc, err := jsonCall(checkoutDigestFn, checkout)
+	digest, err := decode[string]("reading the digest", doc, err)
 	if err != nil {
 		return "", err
 	}
-	var digest string
-	if err := json.Unmarshal(doc, &digest); err != nil {
-		return "", &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the digest: %v", err)}
-	}
-	return digest, nil
+	return *digest, nil
 }

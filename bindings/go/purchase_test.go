@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -22,16 +21,10 @@ func reasonSet(rs []Reason) []string {
 }
 
 func TestPurchaseVectors(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(vectorsDir, "purchase", "reasons.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var listed struct {
 		Codes []struct{ Code, Effect string } `json:"codes"`
 	}
-	if err := json.Unmarshal(raw, &listed); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(vectorsDir, "purchase", "reasons.json"), &listed)
 	effects := map[string]string{}
 	for _, c := range listed.Codes {
 		effects[c.Code] = c.Effect
@@ -41,10 +34,6 @@ func TestPurchaseVectors(t *testing.T) {
 	for _, f := range files {
 		if filepath.Base(f) == "reasons.json" {
 			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
 		}
 		var group struct {
 			Check string `json:"check"`
@@ -57,9 +46,7 @@ func TestPurchaseVectors(t *testing.T) {
 				} `json:"expected"`
 			} `json:"cases"`
 		}
-		if err := json.Unmarshal(data, &group); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		readJSON(t, f, &group)
 		for i, c := range group.Cases {
 			ran++
 			decide, object := VerifyCheckout, "purchase_check"
@@ -101,10 +88,6 @@ func TestCheckoutDigestVectors(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(vectorsDir, "checkout_digest", "*.json"))
 	ran := 0
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var group struct {
 			Cases []struct {
 				Description string `json:"description"`
@@ -116,8 +99,9 @@ func TestCheckoutDigestVectors(t *testing.T) {
 				} `json:"expected"`
 			} `json:"cases"`
 		}
-		if err := json.Unmarshal(data, &group); err != nil || len(group.Cases) == 0 {
-			t.Fatalf("%s: needs cases (%v)", f, err)
+		readJSON(t, f, &group)
+		if len(group.Cases) == 0 {
+			t.Fatalf("%s: needs cases", f)
 		}
 		for i, c := range group.Cases {
 			ran++

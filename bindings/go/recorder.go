@@ -5,7 +5,6 @@ package curbi
 
 import (
 	"encoding/json"
-	"runtime"
 	"strconv"
 	"strings"
 )
@@ -25,7 +24,7 @@ import (
 // finalizer closes a Recorder that becomes unreachable without Close, but only as a safety net. Calls that start
 // after Close return ErrClosed, and Close waits for calls that are running.
 type Recorder struct {
-	h owned[*cRecorder]
+	owned[*cRecorder]
 }
 
 // OpenRecorder opens (or creates) a recorder: {"path", "origin", "key_file" | "key_env", "rotate"?, "now"?,
@@ -35,13 +34,7 @@ type Recorder struct {
 // "key_mismatch" at "/key" unless "rotate" makes it the new active key.
 func OpenRecorder(config []byte) (*Recorder, error) {
 	handle, err := openRecorder(config)
-	if err != nil {
-		return nil, err
-	}
-	r := &Recorder{}
-	r.h.hold(handle, freeRecorder, "Recorder")
-	runtime.SetFinalizer(r, (*Recorder).finalize)
-	return r, nil
+	return own[Recorder](handle, err, freeRecorder, "Recorder")
 }
 
 // Call makes one call of the recorder: method is grant, attest, confirm, reconcile, held, checkpoint, bundle,
@@ -54,13 +47,7 @@ func (r *Recorder) Call(method string, request []byte) (json.RawMessage, error) 
 		// The C ABI takes the name NUL-terminated: this one would reach it cut short, as another name.
 		return nil, &Error{Code: "not_found", Message: "a recorder method name has no NUL byte"}
 	}
-	doc, err := r.h.use(func(handle *cRecorder) ([]byte, error) { return recorderCall(handle, method, request) })
-	// As in Policy.Check: r must outlive the C call, or its finalizer could close the handle during it.
-	runtime.KeepAlive(r)
-	if err != nil {
-		return nil, err
-	}
-	return doc, nil
+	return call(r, func(handle *cRecorder) ([]byte, error) { return recorderCall(handle, method, request) })
 }
 
 // Grant registers a grant ({"id", "agent", "operations", "resources", "limits", "expires_at"}): {"id", "used"}.
@@ -138,17 +125,6 @@ func (r *Recorder) SetClock(now int64) error {
 // Close closes the recorder's database and frees it. It is idempotent and always returns nil; afterwards every
 // method returns ErrClosed. It waits for calls that are running on r to finish.
 func (r *Recorder) Close() error {
-	if r == nil {
-		return nil
-	}
-	if r.h.close() {
-		runtime.SetFinalizer(r, nil)
-	}
+	release(r)
 	return nil
-}
-
-// finalize is the safety net for a Recorder that was never closed.
-func (r *Recorder) finalize() {
-	r.h.leak.report()
-	_ = r.Close()
 }

@@ -45,14 +45,8 @@ type recorderStep struct {
 
 func loadRecorderVectors(t *testing.T) recorderVectors {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(vectorsDir, "recorder", "scenarios.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc recorderVectors
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(vectorsDir, "recorder", "scenarios.json"), &doc)
 	if len(doc.Scenarios) == 0 {
 		t.Fatal("no recorder scenarios")
 	}

@@ -1,9 +1,6 @@
 package curbi
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "encoding/json"
 
 // Issue is one lint error or warning: a stable Code, a Message for people and the JSON pointer Path into the
 // policy document.
@@ -27,16 +24,8 @@ type LintReport struct {
 // overlapping items, duplicate phrases and more. Only unreadable JSON is an error; an invalid policy is a report
 // with Valid false.
 func ValidatePolicy(policyJSON []byte) (*LintReport, error) {
-	doc, err := validatePolicy(policyJSON)
-	if err != nil {
-		return nil, err
-	}
-	var r LintReport
-	if err := json.Unmarshal(doc, &r); err != nil {
-		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the lint report: %v", err)}
-	}
-	r.Document = doc
-	return &r, nil
+	doc, err := jsonCall(validatePolicyFn, policyJSON)
+	return decodeDocument[LintReport]("reading the lint report", doc, err)
 }
 
 // Export is what ExportRegression returns: the curbi.regression document and the text of the two replay test
@@ -55,16 +44,8 @@ type Export struct {
 // ExportRegression runs a check request (the export_regression arguments: a check request with an optional
 // title) and returns it as a CI regression whose expectations come from the checker, never from the caller.
 func ExportRegression(request []byte) (*Export, error) {
-	doc, err := exportRegression(request)
-	if err != nil {
-		return nil, err
-	}
-	var e Export
-	if err := json.Unmarshal(doc, &e); err != nil {
-		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the export: %v", err)}
-	}
-	e.Document = doc
-	return &e, nil
+	doc, err := jsonCall(exportRegressionFn, request)
+	return decodeDocument[Export]("reading the export", doc, err)
 }
 
 // ReplayReport is the result of ReplayRegression. Pass is true when every case's expectation held; Document is
@@ -78,17 +59,14 @@ type ReplayReport struct {
 
 // ReplayRegression re-runs a curbi.regression document with the checker version it pins.
 func ReplayRegression(regression []byte) (*ReplayReport, error) {
-	doc, err := replayRegression(regression)
-	if err != nil {
-		return nil, err
-	}
-	var head struct {
+	doc, err := jsonCall(replayRegressionFn, regression)
+	head, err := decode[struct {
 		Pass   bool `json:"pass"`
 		Total  int  `json:"total"`
 		Failed int  `json:"failed"`
-	}
-	if err := json.Unmarshal(doc, &head); err != nil {
-		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("reading the replay report: %v", err)}
+	}]("reading the replay report", doc, err)
+	if err != nil {
+		return nil, err
 	}
 	return &ReplayReport{Pass: head.Pass, Total: head.Total, Failed: head.Failed, Document: doc}, nil
 }

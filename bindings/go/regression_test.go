@@ -3,7 +3,6 @@ package curbi
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -23,16 +22,10 @@ func loadGroup(t *testing.T, group string) []groupCase {
 	}
 	var out []groupCase
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var doc struct {
 			Cases []map[string]json.RawMessage `json:"cases"`
 		}
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		readJSON(t, f, &doc)
 		for i, c := range doc.Cases {
 			out = append(out, groupCase{name: fmt.Sprintf("%s#%d", filepath.Base(f), i), raw: c})
 		}

@@ -4,6 +4,7 @@ package curbi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -100,21 +101,15 @@ func (r *Response) UnmarshalJSON(doc []byte) error {
 	}
 	switch head.Object {
 	case "check":
-		var w wireOne
-		if err := decodeStrict(doc, &w); err != nil {
+		w, err := decodeWire(doc, "check response without findings", func(w *wireOne) bool { return w.Findings != nil })
+		if err != nil {
 			return err
-		}
-		if w.Findings == nil {
-			return fmt.Errorf("check response without findings")
 		}
 		*r = Response{w.Object, w.Version, w.RecordTrust, w.Pass, w.Findings, nil, w.Proof, nil}
 	case "check_batch":
-		var w wireBatch
-		if err := decodeStrict(doc, &w); err != nil {
+		w, err := decodeWire(doc, "check_batch response without results", func(w *wireBatch) bool { return w.Results != nil })
+		if err != nil {
 			return err
-		}
-		if w.Results == nil {
-			return fmt.Errorf("check_batch response without results")
 		}
 		for i := range w.Results {
 			if w.Results[i].Findings == nil {
@@ -126,6 +121,19 @@ func (r *Response) UnmarshalJSON(doc []byte) error {
 		return fmt.Errorf("unknown response object %q", head.Object)
 	}
 	return nil
+}
+
+// decodeWire reads one wire shape strictly; complete reports whether it has its list (findings, results), and
+// missing is the error when it has not.
+func decodeWire[T any](doc []byte, missing string, complete func(*T) bool) (*T, error) {
+	w := new(T)
+	if err := decodeStrict(doc, w); err != nil {
+		return nil, err
+	}
+	if !complete(w) {
+		return nil, errors.New(missing)
+	}
+	return w, nil
 }
 
 func nonNil[T any](s []T) []T {
@@ -157,11 +165,42 @@ func parseResult(doc []byte, reply string) (*Result, error) {
 }
 
 // parseResponse reads curbi_check's document.
-func parseResponse(doc []byte) (*Response, error) {
-	var r Response
-	if err := json.Unmarshal(doc, &r); err != nil {
-		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("unreadable check response: %v", err)}
+func parseResponse(doc []byte, err error) (*Response, error) {
+	return decodeDocument[Response]("unreadable check response", doc, err)
+}
+
+// decode reads a document the library wrote (or passes on the error of the call that wrote none) into a new T;
+// what says what was being read when the document is not a T.
+func decode[T any](what string, doc []byte, err error) (*T, error) {
+	if err != nil {
+		return nil, err
 	}
-	r.Document = doc
-	return &r, nil
+	v := new(T)
+	if err := json.Unmarshal(doc, v); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("%s: %v", what, err)}
+	}
+	return v, nil
+}
+
+// kept is a result type that keeps the document it was read from, byte for byte, in its Document member.
+type kept[T any] interface {
+	*T
+	keep(doc []byte)
+}
+
+// The result types that keep their document.
+func (r *Response) keep(doc []byte)     { r.Document = doc }
+func (r *LintReport) keep(doc []byte)   { r.Document = doc }
+func (e *Export) keep(doc []byte)       { e.Document = doc }
+func (d *Decision) keep(doc []byte)     { d.Document = doc }
+func (v *Verification) keep(doc []byte) { v.Document = doc }
+
+// decodeDocument is decode for a result type that keeps its document.
+func decodeDocument[T any, K kept[T]](what string, doc []byte, err error) (K, error) {
+	v, err := decode[T](what, doc, err)
+	if err != nil {
+		return nil, err
+	}
+	K(v).keep(doc)
+	return v, nil
 }

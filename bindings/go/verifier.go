@@ -2,8 +2,6 @@ package curbi
 
 // Verifier: Proof of Action options held by the library (curbi_verifier), used from any number of goroutines.
 
-import "runtime"
-
 // Verifier verifies Proof of Action bundles with one set of options (the trust anchor "keys", and "allowTest",
 // "mode", "now", "known", "trustBundleKeys", "witnesses"), read once. It is immutable and safe for concurrent use:
 // many goroutines may call Verify on one Verifier at once.
@@ -14,7 +12,7 @@ import "runtime"
 // Callers must not Close a Verifier while verifications on it are still running. If they do, Close waits for
 // them to return, and verifications that start after Close return ErrClosed: misuse is an error, never a crash.
 type Verifier struct {
-	h owned[*cVerifier]
+	owned[*cVerifier]
 }
 
 // NewVerifier reads the options of VerifyBundle once: its request without "bundle", {"keys", "allowTest"?,
@@ -23,13 +21,7 @@ type Verifier struct {
 // with these options.
 func NewVerifier(options []byte) (*Verifier, error) {
 	handle, err := newVerifier(options)
-	if err != nil {
-		return nil, err
-	}
-	v := &Verifier{}
-	v.h.hold(handle, freeVerifier, "Verifier")
-	runtime.SetFinalizer(v, (*Verifier).finalize)
-	return v, nil
+	return own[Verifier](handle, err, freeVerifier, "Verifier")
 }
 
 // Verify verifies one bundle document (the "bundle" member of a VerifyBundle request). The result is exactly
@@ -38,32 +30,12 @@ func NewVerifier(options []byte) (*Verifier, error) {
 // that is not JSON is an error (*Error with code "invalid_json"), and ErrClosed after Close. Large bundles use
 // every core.
 func (v *Verifier) Verify(bundle []byte) (*Verification, error) {
-	if v == nil {
-		return nil, ErrClosed
-	}
-	doc, err := v.h.use(func(handle *cVerifier) ([]byte, error) { return verifierVerify(handle, bundle) })
-	// As in Policy.Check: v must outlive the C call, or its finalizer could free the handle during it.
-	runtime.KeepAlive(v)
-	if err != nil {
-		return nil, err
-	}
-	return parseVerification(doc)
+	return parseVerification(call(v, func(handle *cVerifier) ([]byte, error) { return verifierVerify(handle, bundle) }))
 }
 
 // Close frees the verifier. It is idempotent and always returns nil; afterwards Verify returns ErrClosed. It
 // waits for verifications that are running on v to finish.
 func (v *Verifier) Close() error {
-	if v == nil {
-		return nil
-	}
-	if v.h.close() {
-		runtime.SetFinalizer(v, nil)
-	}
+	release(v)
 	return nil
-}
-
-// finalize is the safety net for a Verifier that was never closed.
-func (v *Verifier) finalize() {
-	v.h.leak.report()
-	_ = v.Close()
 }

@@ -1,19 +1,13 @@
 package curbi
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 )
 
 // vectors/yaml/conversions.json: the exact JSON text, or the error's code and path.
 func TestYAMLVectors(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(vectorsDir, "yaml", "conversions.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Cases []struct {
 			Description string `json:"description"`
@@ -22,9 +16,7 @@ func TestYAMLVectors(t *testing.T) {
 			Error       *struct{ Code, Path string }
 		} `json:"cases"`
 	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(vectorsDir, "yaml", "conversions.json"), &doc)
 	if len(doc.Cases) < 10 {
 		t.Fatalf("%d cases", len(doc.Cases))
 	}

@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -260,12 +260,7 @@ fn bad_arguments_exit_two_with_usage() {
 #[cfg(unix)]
 #[test]
 fn serve_binary_answers_and_stops_on_sigterm() {
-    let mut child = Command::new(BIN)
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn curbi serve");
+    let mut child = common::spawn_serve();
     let mut err = BufReader::new(child.stderr.take().expect("stderr"));
     let mut line = String::new();
     err.read_line(&mut line).expect("listening line");

@@ -46,6 +46,16 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// A folder `name` holding request.json (REQUEST) and an empty `out` folder to export into: (folder, request, out).
+fn export_dirs(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = temp_dir(name);
+    let request = dir.join("request.json");
+    std::fs::write(&request, REQUEST).unwrap();
+    let out_dir = dir.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    (dir, request, out_dir)
+}
+
 fn export(request: &Path, out: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["export", request.to_str().unwrap(), "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
@@ -54,11 +64,7 @@ fn export(request: &Path, out: &Path, extra: &[&str]) -> Output {
 
 #[test]
 fn export_keeps_existing_files_unless_forced() {
-    let dir = temp_dir("existing");
-    let request = dir.join("request.json");
-    std::fs::write(&request, REQUEST).unwrap();
-    let out_dir = dir.join("out");
-    std::fs::create_dir_all(&out_dir).unwrap();
+    let (_, request, out_dir) = export_dirs("existing");
     std::fs::write(out_dir.join("regression.test.mjs"), "// mine").unwrap();
     let out = export(&request, &out_dir, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
@@ -73,13 +79,9 @@ fn export_keeps_existing_files_unless_forced() {
 
 #[test]
 fn export_never_writes_through_a_symlink() {
-    let dir = temp_dir("symlink");
-    let request = dir.join("request.json");
-    std::fs::write(&request, REQUEST).unwrap();
+    let (dir, request, out_dir) = export_dirs("symlink");
     let victim = dir.join("victim.txt");
     std::fs::write(&victim, "precious").unwrap();
-    let out_dir = dir.join("out");
-    std::fs::create_dir_all(&out_dir).unwrap();
     std::os::unix::fs::symlink(&victim, out_dir.join("regression.json")).unwrap();
     let out = export(&request, &out_dir, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));

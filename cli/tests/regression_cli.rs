@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_curbi");
+mod common;
+
+use common::BIN;
 
 /// Seed 000 'Catch one reply' as three cases with ids, one of them passing, one with a record of its own.
 fn catch_request() -> Value {
@@ -121,12 +123,7 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
-        let mut child = Command::new(BIN)
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn curbi serve");
+        let mut child = common::spawn_serve();
         let stderr = child.stderr.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -314,13 +311,7 @@ fn export_then_replay_gives_the_verdicts_of_curbi_check() {
         let want = &doc["cases"][i];
         assert_eq!(want["id"], r["id"]);
         assert_eq!(want["expected"]["pass"], r["pass"], "case {i}");
-        let findings: Vec<Value> = r["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| json!({"rule": f["rule"], "span": f["span"], "text": f["text"]}))
-            .collect();
-        assert_eq!(want["expected"]["findings"], Value::Array(findings), "case {i}");
+        assert_eq!(want["expected"]["findings"], curbi_testkit::expected_findings(r), "case {i}");
     }
     // Seed 000's three findings, worked out by hand in vectors/check/00-seed.json.
     assert_eq!(

@@ -1,8 +1,6 @@
 //! Errors with a stable snake_case `code`, a message and the JSON pointer of the bad field.
 //! The full list of codes lives in `vectors/errors.json`; every language checks it.
 
-use std::fmt;
-
 /// Stable error codes. Never renamed or reused; new ones are appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
@@ -231,11 +229,19 @@ impl ErrorCode {
     }
 }
 
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// `Display` for a list of stable codes (`ErrorCode`, `WarningCode`): each code's wire name, from its `as_str`.
+macro_rules! display_wire_name {
+    ($code:ty) => {
+        impl std::fmt::Display for $code {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
 }
+pub(crate) use display_wire_name;
+
+display_wire_name!(ErrorCode);
 
 /// One error: stable code, readable message, JSON pointer (RFC 6901) of the bad field (`""` is the whole document).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -249,6 +255,11 @@ pub struct Error {
 impl Error {
     pub fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
         Error { code, message: message.into(), path: path.into() }
+    }
+
+    /// A list of `len` items at `path` within its limit of `max`, or `too_many_items` there saying so in `message`.
+    pub(crate) fn at_most(len: usize, max: usize, path: &str, message: impl FnOnce() -> String) -> Result<(), Self> {
+        if len > max { Err(Error::new(ErrorCode::TooManyItems, path, message())) } else { Ok(()) }
     }
 
     /// `{"error":{"code","message","path"}}`, the error document on every surface.

@@ -4,8 +4,6 @@
 //! re-deriving the checker's rules. Nothing is stored. A valid policy is not a complete one, and lint grants no
 //! authority. Every warning is documented in docs/LINT.md; the codes are listed in `vectors/warnings.json`.
 
-use std::fmt;
-
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -69,11 +67,7 @@ impl WarningCode {
     }
 }
 
-impl fmt::Display for WarningCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+crate::error::display_wire_name!(WarningCode);
 
 impl Serialize for WarningCode {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

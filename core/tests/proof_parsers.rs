@@ -13,6 +13,8 @@ use curbi::proof::note::{
 use proptest::prelude::*;
 use serde_json::Value;
 
+mod props;
+
 /// Runs every text parser on `s`; each must return, never panic.
 fn parse_everything(s: &str) {
     let _ = Note::parse(s);
@@ -29,21 +31,9 @@ fn parse_everything(s: &str) {
 
 /// Pieces that note and checkpoint parsers care about, for near-valid inputs.
 fn note_fragment() -> impl Strategy<Value = String> {
-    prop_oneof![
-        Just("\n".to_string()),
-        Just("\n\n".to_string()),
-        Just("\u{2014} ".to_string()),
-        Just(" ".to_string()),
-        Just("curbi-checkpoint-v1.".to_string()),
-        Just("0".to_string()),
-        Just("=".to_string()),
-        Just("\r".to_string()),
-        Just("+".to_string()),
-        "[0-9]{1,21}",
-        "[A-Za-z0-9+/]{1,12}={0,2}",
-        "[a-z./-]{1,10}",
-        any::<char>().prop_map(String::from),
-    ]
+    let fixed = ["\n", "\n\n", "\u{2014} ", " ", "curbi-checkpoint-v1.", "0", "=", "\r", "+"];
+    let patterns = ["[0-9]{1,21}", "[A-Za-z0-9+/]{1,12}={0,2}", "[a-z./-]{1,10}"];
+    props::fragments(&fixed, &patterns, vec![props::any_char()])
 }
 
 fn near_note() -> impl Strategy<Value = String> {

@@ -91,16 +91,16 @@ fn flip(h: &Hash, bit: usize) -> Hash {
     h
 }
 
+/// One of the four logs, a size from 1 to MAX_LEAVES, a seed for a second number below it and a bit to flip.
+fn log_case() -> impl Strategy<Value = (usize, u64, u64, usize)> {
+    (0usize..4, 1..=MAX_LEAVES, any::<u64>(), 0usize..256)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn inclusion_proofs_verify_and_every_single_bit_change_is_rejected(
-        which in 0usize..4,
-        size in 1..=MAX_LEAVES,
-        index_seed in any::<u64>(),
-        bit in 0usize..256,
-    ) {
+    fn inclusion_proofs_verify_and_every_single_bit_change_is_rejected((which, size, index_seed, bit) in log_case()) {
         let log = &logs()[which];
         let index = index_seed % size;
         let root = log.root_at(size).unwrap();
@@ -139,12 +139,7 @@ proptest! {
     }
 
     #[test]
-    fn consistency_proofs_verify_and_every_single_bit_change_is_rejected(
-        which in 0usize..4,
-        size2 in 1..=MAX_LEAVES,
-        size1_seed in any::<u64>(),
-        bit in 0usize..256,
-    ) {
+    fn consistency_proofs_verify_and_every_single_bit_change_is_rejected((which, size2, size1_seed, bit) in log_case()) {
         let log = &logs()[which];
         let size1 = 1 + size1_seed % size2;
         let (root1, root2) = (log.root_at(size1).unwrap(), log.root_at(size2).unwrap());

@@ -11,6 +11,10 @@ use curbi::proof::verify::{self, Reason, VerifyOptions};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+mod props;
+
+use props::pointers;
+
 /// The valid-four-domains request.
 fn valid() -> &'static Value {
     static V: OnceLock<Value> = OnceLock::new();
@@ -40,46 +44,23 @@ fn run(request: &Value) -> Value {
     r
 }
 
-/// Every JSON pointer in a document.
-fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
-    out.push(at.clone());
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                pointers(x, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out);
-            }
-        }
-        Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                pointers(x, format!("{at}/{i}"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
 fn fragment() -> impl Strategy<Value = String> {
-    prop_oneof![
-        Just("curbi-receipt-v1.".to_string()),
-        Just("curbi-attest-v1.".to_string()),
-        Just("curbi-checkpoint-v1.example.com/test-log\n".to_string()),
-        Just("\n\n\u{2014} ".to_string()),
-        Just(".".to_string()),
-        Just("=".to_string()),
-        "[A-Za-z0-9_-]{0,90}",
-        "[0-9]{1,22}",
-        any::<char>().prop_map(String::from),
-    ]
+    let fixed = [
+        "curbi-receipt-v1.",
+        "curbi-attest-v1.",
+        "curbi-checkpoint-v1.example.com/test-log\n",
+        "\n\n\u{2014} ",
+        ".",
+        "=",
+    ];
+    let patterns = ["[A-Za-z0-9_-]{0,90}", "[0-9]{1,22}"];
+    props::fragments(&fixed, &patterns, vec![props::any_char()])
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        (-1e20f64..1e20).prop_map(Value::from),
-        prop::collection::vec(fragment(), 0..6).prop_map(|p| Value::String(p.concat())),
+        5 => props::json_scalar(),
+        1 => prop::collection::vec(fragment(), 0..6).prop_map(|p| Value::String(p.concat())),
     ];
     leaf.prop_recursive(3, 24, 6, |inner| {
         prop_oneof![

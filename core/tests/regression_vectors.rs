@@ -104,13 +104,8 @@ fn every_check_vector_round_trips_through_export_and_replay() {
             assert_eq!(r.cases.len(), hand.len(), "{label}");
             for (k, (c, h)) in r.cases.iter().zip(&hand).enumerate() {
                 assert_eq!(c.expected.pass, h["pass"].as_bool().unwrap(), "{label} case {k}");
-                let findings: Vec<Value> = h["findings"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|f| json!({"rule": f["rule"], "span": f["span"], "text": f["text"]}))
-                    .collect();
-                assert_eq!(serde_json::to_value(&c.expected.findings).unwrap(), Value::Array(findings), "{label} {k}");
+                let findings = curbi_testkit::expected_findings(h);
+                assert_eq!(serde_json::to_value(&c.expected.findings).unwrap(), findings, "{label} {k}");
             }
             // Through the document's bytes, as CI would read regression.json.
             let back: Value = serde_json::from_str(&r.to_json_pretty()).unwrap();

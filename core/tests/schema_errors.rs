@@ -84,6 +84,18 @@ fn many(n: usize, f: impl Fn(usize) -> Value) -> Value {
     Value::Array((0..n).map(f).collect())
 }
 
+/// A list of texts (aliases, phrases) at `path` in the document `doc` makes around it: up to `max` of them, each
+/// of 1 to 80 characters, in an array.
+fn assert_text_list(doc: impl Fn(Value) -> Value, path: &str, max: usize) {
+    assert_ok(doc(many(max, |i| json!(format!("t{i}")))));
+    assert_err(doc(many(max + 1, |i| json!(format!("t{i}")))), "too_many_items", path);
+    assert_err(doc(json!(["ok", ""])), "too_short", &format!("{path}/1"));
+    assert_ok(doc(json!([text(80)])));
+    assert_err(doc(json!([text(81)])), "too_long", &format!("{path}/0"));
+    assert_err(doc(json!([5])), "invalid_type", &format!("{path}/0"));
+    assert_err(doc(json!("guarantee")), "invalid_type", path);
+}
+
 // ---- top level ----------------------------------------------------------------------------------------------
 
 #[test]
@@ -268,17 +280,7 @@ fn price_amount_and_amounts_conflict() {
 fn price_aliases() {
     let aliases = |a: Value| price(json!({"item": "Pro", "amount": 49, "aliases": a}));
     assert_ok(aliases(json!([])));
-    assert_ok(aliases(json!(["a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8"])));
-    assert_err(
-        aliases(json!(["a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"])),
-        "too_many_items",
-        "/policy/prices/0/aliases",
-    );
-    assert_err(aliases(json!(["Pro plan", ""])), "too_short", "/policy/prices/0/aliases/1");
-    assert_ok(aliases(json!([text(80)])));
-    assert_err(aliases(json!([text(81)])), "too_long", "/policy/prices/0/aliases/0");
-    assert_err(aliases(json!([5])), "invalid_type", "/policy/prices/0/aliases/0");
-    assert_err(aliases(json!("Pro plan")), "invalid_type", "/policy/prices/0/aliases");
+    assert_text_list(aliases, "/policy/prices/0/aliases", 8);
 }
 
 // ---- forbid -------------------------------------------------------------------------------------------------
@@ -324,13 +326,7 @@ fn forbid_phrases() {
     let phrases = |p: Value| forbid(json!({"id": "g", "phrases": p}));
     assert_err(forbid(json!({"id": "g"})), "missing_field", "/policy/forbid/0/phrases");
     assert_err(phrases(json!([])), "too_few_items", "/policy/forbid/0/phrases");
-    assert_ok(phrases(many(20, |i| json!(format!("p{i}")))));
-    assert_err(phrases(many(21, |i| json!(format!("p{i}")))), "too_many_items", "/policy/forbid/0/phrases");
-    assert_err(phrases(json!(["ok", ""])), "too_short", "/policy/forbid/0/phrases/1");
-    assert_ok(phrases(json!([text(80)])));
-    assert_err(phrases(json!([text(81)])), "too_long", "/policy/forbid/0/phrases/0");
-    assert_err(phrases(json!([1])), "invalid_type", "/policy/forbid/0/phrases/0");
-    assert_err(phrases(json!("guarantee")), "invalid_type", "/policy/forbid/0/phrases");
+    assert_text_list(phrases, "/policy/forbid/0/phrases", 20);
 }
 
 #[test]
@@ -673,13 +669,18 @@ fn schema_errors_come_before_unsupported() {
 
 #[test]
 fn not_json_is_invalid_json_at_the_root() {
-    assert_err_bytes(b"", "invalid_json", "");
-    assert_err_bytes(b"   ", "invalid_json", "");
-    assert_err_bytes(b"{", "invalid_json", "");
-    assert_err_bytes(b"{\"policy\":{},\"reply\":\"Hi\"} trailing", "invalid_json", "");
-    assert_err_bytes(b"{'policy':{}}", "invalid_json", "");
-    assert_err_bytes(b"{\"policy\":{},\"reply\":\"Hi\",}", "invalid_json", "");
-    assert_err_bytes(br#"{"policy":{},"reply":"\ud800"}"#, "invalid_json", "");
+    let not_json: [&[u8]; 7] = [
+        b"",
+        b"   ",
+        b"{",
+        b"{\"policy\":{},\"reply\":\"Hi\"} trailing",
+        b"{'policy':{}}",
+        b"{\"policy\":{},\"reply\":\"Hi\",}",
+        br#"{"policy":{},"reply":"\ud800"}"#,
+    ];
+    for bytes in not_json {
+        assert_err_bytes(bytes, "invalid_json", "");
+    }
 }
 
 /// Numbers are read from their decimal text (the strict reader keeps it), so a value no f64 holds is judged at its

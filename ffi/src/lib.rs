@@ -105,8 +105,29 @@ fn guard(error_out: *mut *mut curbi_bytes, f: impl FnOnce() -> Result<(), Failur
     }
 }
 
-fn document(out: *mut *mut curbi_bytes, json: String) {
-    ptr::write_out(out, curbi_bytes { data: json.into_bytes().into_boxed_slice() });
+/// The shape of every call that answers with a document: `handle_call` writing the JSON `f` makes.
+fn document_call(
+    result_out: *mut *mut curbi_bytes,
+    error_out: *mut *mut curbi_bytes,
+    f: impl FnOnce() -> Result<String, Failure>,
+) -> curbi_status {
+    handle_call(result_out, error_out, || Ok(curbi_bytes { data: f()?.into_bytes().into_boxed_slice() }))
+}
+
+/// The shape of every call with one out-parameter (a constructor's handle, a document): `handle_out` checked
+/// first, then `f` reads its inputs and makes the value, which goes to `handle_out`; a failure goes to `error_out`
+/// (`guard`).
+fn handle_call<T>(
+    handle_out: *mut *mut T,
+    error_out: *mut *mut curbi_bytes,
+    f: impl FnOnce() -> Result<T, Failure>,
+) -> curbi_status {
+    guard(error_out, || {
+        ptr::check_out(handle_out)?;
+        let handle = f()?;
+        ptr::write_out(handle_out, handle);
+        Ok(())
+    })
 }
 
 /// The library version, e.g. "0.1.0": a static NUL-terminated string, never freed.
@@ -142,12 +163,9 @@ pub extern "C" fn curbi_policy_compile_with_receipts(
     policy_out: *mut *mut curbi_policy,
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(policy_out)?;
+    handle_call(policy_out, error_out, || {
         let (policy, receipts) = (ptr::bytes_in(policy_json, policy_len)?, ptr::bytes_in(receipts_json, receipts_len)?);
-        let handle = curbi_policy { inner: CompiledPolicy::from_json_with_receipts(policy, receipts)? };
-        ptr::write_out(policy_out, handle);
-        Ok(())
+        Ok(curbi_policy { inner: CompiledPolicy::from_json_with_receipts(policy, receipts)? })
     })
 }
 
@@ -159,12 +177,7 @@ fn new_handle<T>(
     error_out: *mut *mut curbi_bytes,
     f: impl FnOnce(&[u8]) -> curbi_core::Result<T>,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(handle_out)?;
-        let handle = f(ptr::bytes_in(input, len)?)?;
-        ptr::write_out(handle_out, handle);
-        Ok(())
-    })
+    handle_call(handle_out, error_out, || Ok(f(ptr::bytes_in(input, len)?)?))
 }
 
 /// Frees a policy. NULL is a no-op. The handle must not be in use by another thread.
@@ -187,8 +200,7 @@ pub extern "C" fn curbi_policy_check(
     result_out: *mut *mut curbi_bytes,
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(result_out)?;
+    document_call(result_out, error_out, || {
         let p = ptr::handle(policy)?;
         let reply = ptr::bytes_in(reply, reply_len)?;
         let options = ptr::bytes_in(options_json, options_len)?;
@@ -197,8 +209,7 @@ pub extern "C" fn curbi_policy_check(
             return Err(Failure(curbi_status::InvalidUtf8, Some(e)));
         };
         let options = CheckOptions::from_json(options)?;
-        document(result_out, api::check_one(&p.inner, reply, &options, SpanUnit::Utf8)?.to_json_string());
-        Ok(())
+        Ok(api::check_one(&p.inner, reply, &options, SpanUnit::Utf8)?.to_json_string())
     })
 }
 
@@ -210,12 +221,7 @@ fn json_call(
     error_out: *mut *mut curbi_bytes,
     f: impl FnOnce(&[u8]) -> curbi_core::Result<String>,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(result_out)?;
-        let out = f(ptr::bytes_in(input, len)?)?;
-        document(result_out, out);
-        Ok(())
-    })
+    document_call(result_out, error_out, || Ok(f(ptr::bytes_in(input, len)?)?))
 }
 
 /// The Check API in one call: a whole request document in, the response document out (spans in UTF-16 code units,
@@ -243,8 +249,7 @@ pub extern "C" fn curbi_check_with_receipts(
     result_out: *mut *mut curbi_bytes,
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(result_out)?;
+    document_call(result_out, error_out, || {
         let (request, receipts) =
             (ptr::bytes_in(request_json, request_len)?, ptr::bytes_in(receipts_json, receipts_len)?);
         let keys = if receipts.is_empty() {
@@ -252,8 +257,7 @@ pub extern "C" fn curbi_check_with_receipts(
         } else {
             Some(std::sync::Arc::new(api::ReceiptVerifier::from_json(receipts)?))
         };
-        document(result_out, api::check_json_with(request, keys.as_ref())?.to_json_string());
-        Ok(())
+        Ok(api::check_json_with(request, keys.as_ref())?.to_json_string())
     })
 }
 
@@ -391,12 +395,10 @@ pub extern "C" fn curbi_verifier_verify(
     result_out: *mut *mut curbi_bytes,
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(result_out)?;
+    document_call(result_out, error_out, || {
         let v = ptr::handle(verifier)?;
         let bundle = ptr::bytes_in(bundle_json, bundle_len)?;
-        document(result_out, v.inner.verify_json(bundle)?);
-        Ok(())
+        Ok(v.inner.verify_json(bundle)?)
     })
 }
 

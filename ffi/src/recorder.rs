@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::{curbi_bytes, curbi_status, document, guard, new_handle, ptr};
+use crate::{curbi_bytes, curbi_status, document_call, new_handle, ptr};
 
 /// A durable recorder on one SQLite file. Thread-safe: any number of threads may call it at once (their writes are
 /// grouped into one commit). Every call blocks until its work is on disk. Free with `curbi_recorder_free`.
@@ -50,13 +50,11 @@ pub extern "C" fn curbi_recorder_call(
     result_out: *mut *mut curbi_bytes,
     error_out: *mut *mut curbi_bytes,
 ) -> curbi_status {
-    guard(error_out, || {
-        ptr::check_out(result_out)?;
+    document_call(result_out, error_out, || {
         let r = ptr::handle(recorder)?;
         // A name that is not UTF-8 names no method: the recorder refuses it as it refuses any unknown name.
         let method = String::from_utf8_lossy(ptr::c_str_in(method)?.to_bytes());
-        document(result_out, r.inner.call_json(&method, ptr::bytes_in(request_json, request_len)?)?);
-        Ok(())
+        Ok(r.inner.call_json(&method, ptr::bytes_in(request_json, request_len)?)?)
     })
 }
 

@@ -177,24 +177,31 @@ pub async fn dispatch(
         // A notification: accepted, never answered (202, no body).
         return Ok(StatusCode::ACCEPTED.into_response());
     };
+    let request = Request { server, caller, id: &id, method, params, refused };
     match era {
-        Era::Legacy => legacy(server, caller, &id, method, params, refused).await,
-        Era::Modern => modern(server, headers, caller, &id, method, params, refused).await,
+        Era::Legacy => legacy(request).await,
+        Era::Modern => modern(request, headers).await,
     }
+}
+
+/// A request (not a notification) that `legacy` or `modern` answers: its server, caller, id, method and params, and
+/// the strict reader's refusal of its arguments (see `dispatch`).
+#[derive(Clone, Copy)]
+struct Request<'a> {
+    server: &'a Arc<Server>,
+    caller: &'a Caller,
+    id: &'a Value,
+    method: &'a str,
+    params: &'a Map<String, Value>,
+    refused: Option<&'a curbi::Error>,
 }
 
 fn ok(id: &Value, result: Value) -> Response {
     json_response(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(), Vec::new())
 }
 
-async fn legacy(
-    server: &Arc<Server>,
-    caller: &Caller,
-    id: &Value,
-    method: &str,
-    params: &Map<String, Value>,
-    refused: Option<&curbi::Error>,
-) -> Result<Response, RpcError> {
+async fn legacy(request: Request<'_>) -> Result<Response, RpcError> {
+    let Request { server, caller, id, method, params, refused } = request;
     // Legacy clients read JSON-RPC errors of a request from a 200 response.
     let rpc = |code: i64, m: String| RpcError::new(StatusCode::OK, code, m).with_id(id);
     match method {
@@ -224,15 +231,8 @@ async fn legacy(
     }
 }
 
-async fn modern(
-    server: &Arc<Server>,
-    headers: &HeaderMap,
-    caller: &Caller,
-    id: &Value,
-    method: &str,
-    params: &Map<String, Value>,
-    refused: Option<&curbi::Error>,
-) -> Result<Response, RpcError> {
+async fn modern(request: Request<'_>, headers: &HeaderMap) -> Result<Response, RpcError> {
+    let Request { server, caller, id, method, params, refused } = request;
     let bad = |code: i64, m: String| RpcError::new(StatusCode::BAD_REQUEST, code, m).with_id(id);
     let meta = params.get("_meta").and_then(Value::as_object);
     if !meta.is_some_and(|m| m.get(META_VERSION).is_some_and(Value::is_string)) {

@@ -46,9 +46,7 @@ fn a_refund_is_attested_confirmed_logged_and_verifies_offline_after_a_restart() 
 
 #[test]
 fn what_the_action_check_refuses_or_steps_up_issues_nothing_until_confirmed() {
-    let dir = tempfile::tempdir().expect("dir");
-    let r = open(&dir.path().join("log.db"), 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let (_dir, _, r) = granted_log();
     let over = call(&r, "attest", &attest_body("big", 20_000));
     assert_eq!(over["decision"], "DENY");
     assert!(over.get("attestation").is_none());
@@ -73,10 +71,7 @@ fn what_the_action_check_refuses_or_steps_up_issues_nothing_until_confirmed() {
 
 #[test]
 fn unknown_holds_nothing_is_logged_and_reconcile_settles_exactly_once() {
-    let dir = tempfile::tempdir().expect("dir");
-    let db = dir.path().join("log.db");
-    let r = open(&db, 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let (_dir, db, r) = granted_log();
     for key in ["lost-1", "lost-2", "never"] {
         call(&r, "attest", &attest_body(key, 300));
     }
@@ -108,9 +103,7 @@ fn unknown_holds_nothing_is_logged_and_reconcile_settles_exactly_once() {
 
 #[test]
 fn evidence_must_name_the_attested_mutation() {
-    let dir = tempfile::tempdir().expect("dir");
-    let r = open(&dir.path().join("log.db"), 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let (_dir, _, r) = granted_log();
     call(&r, "attest", &attest_body("e", 4000));
     for (bad, code) in [
         (evidence(40_000), "evidence_mismatch"),
@@ -127,10 +120,7 @@ fn evidence_must_name_the_attested_mutation() {
 
 #[test]
 fn a_rotated_key_keeps_old_receipts_verifiable_and_a_retired_key_never_signs_again() {
-    let dir = tempfile::tempdir().expect("dir");
-    let db = dir.path().join("log.db");
-    let r = open(&db, 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let (_dir, db, r) = granted_log();
     call(&r, "attest", &attest_body("old", 100));
     settle(&r, "confirm", "old", "DONE", Some(&evidence(100)));
     let old_head = call(&r, "checkpoint", "{}")["note"].as_str().expect("note").to_string();
@@ -161,10 +151,7 @@ fn a_rotated_key_keeps_old_receipts_verifiable_and_a_retired_key_never_signs_aga
 
 #[test]
 fn the_schema_itself_refuses_a_second_receipt_gaps_and_rewrites() {
-    let dir = tempfile::tempdir().expect("dir");
-    let db = dir.path().join("log.db");
-    let r = open(&db, 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let (_dir, db, r) = granted_log();
     call(&r, "attest", &attest_body("one", 100));
     settle(&r, "confirm", "one", "DONE", Some(&evidence(100)));
     call(&r, "checkpoint", "{}");

@@ -30,6 +30,15 @@ fn open_url(url: &str) -> Recorder {
     Recorder::open(RecorderOptions::new(url, ORIGIN, key(1, "k1")).fixed_clock(T0)).expect("opens on PostgreSQL")
 }
 
+/// A new database `db` on the server with a recorder open on it and the refund grant registered: its URL and the
+/// recorder.
+fn granted(server: &PgServer, db: &str) -> (String, Recorder) {
+    let url = server.create_db(db);
+    let r = open_url(&url);
+    call(&r, "grant", &refund_grant().to_string());
+    (url, r)
+}
+
 #[test]
 fn scenario_vectors_on_postgres() {
     let server = PgServer::start();
@@ -41,9 +50,7 @@ fn scenario_vectors_on_postgres() {
 #[test]
 fn the_database_keeps_the_log_rules_itself() {
     let server = PgServer::start();
-    let url = server.create_db("rules");
-    let r = open_url(&url);
-    call(&r, "grant", &refund_grant().to_string());
+    let (_, r) = granted(&server, "rules");
     for k in ["a", "b"] {
         call(&r, "attest", &attest_body(k, 100));
         settle(&r, "confirm", k, "DONE", Some(&evidence(100)));
@@ -97,9 +104,7 @@ fn the_database_keeps_the_log_rules_itself() {
 #[test]
 fn a_lost_connection_is_a_retryable_error_and_the_store_reconnects() {
     let server = PgServer::start();
-    let url = server.create_db("lost");
-    let r = open_url(&url);
-    call(&r, "grant", &refund_grant().to_string());
+    let (_, r) = granted(&server, "lost");
     call(&r, "attest", &attest_body("a", 100));
     // Every session of the recorder is ended by the server (as a restart or a failover of the database would).
     let mut admin = server.client("postgres");
@@ -345,10 +350,7 @@ const WORKERS: usize = 4;
 const COUNT: usize = 48;
 
 fn prepare(server: &PgServer, db: &str) -> String {
-    let url = server.create_db(db);
-    let r = open_url(&url);
-    call(&r, "grant", &refund_grant().to_string());
-    url
+    granted(server, db).0
 }
 
 #[test]

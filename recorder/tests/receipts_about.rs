@@ -23,10 +23,7 @@ fn receipts(r: &curbi_recorder::Recorder, request: Value) -> Vec<String> {
 
 #[test]
 fn receipts_by_conversation_and_subject() {
-    let dir = tempfile::tempdir().expect("dir");
-    let db = dir.path().join("log.db");
-    let r = open(&db, 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let (_dir, db, r) = granted_log();
     for (key, conv) in [("a", Some("chat-1")), ("b", Some("chat-2")), ("c", Some("chat-1")), ("d", None)] {
         call(&r, "attest", &attest_in(key, 1000, conv));
         settle(&r, "confirm", key, "DONE", Some(&evidence(1000)));
@@ -52,10 +49,7 @@ fn receipts_by_conversation_and_subject() {
 
 #[test]
 fn a_schema_1_file_gains_its_subjects_on_first_open() {
-    let dir = tempfile::tempdir().expect("dir");
-    let db = dir.path().join("log.db");
-    let r = open(&db, 1, "k1", T0);
-    call(&r, "grant", &refund_grant().to_string());
+    let (_dir, db, r) = granted_log();
     call(&r, "attest", &attest_in("old", 1000, None));
     settle(&r, "confirm", "old", "DONE", Some(&evidence(1000)));
     drop(r);

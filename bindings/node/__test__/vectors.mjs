@@ -89,37 +89,35 @@ export function spans(text) {
     i++
     return JSON.parse(text.slice(start, i))
   }
+  // The members or items of the object or array at i, one call of `one` each, up to and past `close`.
+  const each = (close, one) => {
+    i++
+    ws()
+    while (text[i] !== close) {
+      one()
+      ws()
+      if (text[i] === ',') i++
+      ws()
+    }
+    i++
+  }
   const value = () => {
     ws()
     const start = i
     if (text[i] === '{') {
-      i++
       const members = new Map()
-      ws()
-      while (text[i] !== '}') {
+      each('}', () => {
         ws()
         const key = string()
         ws()
         assert.equal(text[i++], ':')
         members.set(key, value())
-        ws()
-        if (text[i] === ',') i++
-        ws()
-      }
-      i++
+      })
       return { start, end: i, members }
     }
     if (text[i] === '[') {
-      i++
       const items = []
-      ws()
-      while (text[i] !== ']') {
-        items.push(value())
-        ws()
-        if (text[i] === ',') i++
-        ws()
-      }
-      i++
+      each(']', () => items.push(value()))
       return { start, end: i, items }
     }
     if (text[i] === '"') {

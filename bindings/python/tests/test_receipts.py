@@ -48,6 +48,14 @@ def refund(recorder, key, cents, conversation):
                              "evidence": evidence})["status"] == "DONE"
 
 
+def refunded_recorder(tmp_path):
+    # A recorder under GRANT that has refunded $50 (rf-1) in conversation chat-42.
+    recorder = recorder_at(tmp_path)
+    recorder.grant(GRANT)
+    refund(recorder, "rf-1", 5000, "chat-42")
+    return recorder
+
+
 def guard_for(recorder, conversation, **kw):
     # The recorder's own keys, with a fixed clock a day after the refund so the test never expires.
     keys = {"keys": recorder.keys(), "now": "2026-11-04T14:00:00Z"}
@@ -56,9 +64,7 @@ def guard_for(recorder, conversation, **kw):
 
 
 def test_the_guard_blocks_a_500_claim_when_the_receipt_says_50(tmp_path):
-    recorder = recorder_at(tmp_path)
-    recorder.grant(GRANT)
-    refund(recorder, "rf-1", 5000, "chat-42")
+    recorder = refunded_recorder(tmp_path)
     guard = guard_for(recorder, "chat-42", verify="required")
     with pytest.raises(CurbiViolation) as e:
         guard.invoke("Done — I've refunded you $500.")
@@ -73,9 +79,7 @@ def test_the_guard_blocks_a_500_claim_when_the_receipt_says_50(tmp_path):
 
 
 def test_another_conversation_has_no_receipt_to_back_the_claim(tmp_path):
-    recorder = recorder_at(tmp_path)
-    recorder.grant(GRANT)
-    refund(recorder, "rf-1", 5000, "chat-42")
+    recorder = refunded_recorder(tmp_path)
     guard = guard_for(recorder, "chat-7", verify="required")
     with pytest.raises(CurbiViolation) as e:
         guard.invoke("Done — I've refunded you $50.")
@@ -85,9 +89,7 @@ def test_another_conversation_has_no_receipt_to_back_the_claim(tmp_path):
 def test_the_guard_trusts_the_recorders_keys_by_default(tmp_path):
     # No fixed clock: the receipt from 2026-11-03 is judged by the system clock and its 30-day exp; whichever way
     # that falls, the claim is never backed by an unverified receipt, and the answer says which.
-    recorder = recorder_at(tmp_path)
-    recorder.grant(GRANT)
-    refund(recorder, "rf-1", 5000, "chat-42")
+    recorder = refunded_recorder(tmp_path)
     guard = curbi_guard(POLICY, recorder=recorder, conversation="chat-42", verify="required")
     try:
         guard.invoke("I've refunded you $50.")
@@ -116,9 +118,7 @@ def test_the_agent_middleware_checks_each_reply_against_the_conversations_receip
 
     from curbi_langchain import CurbiMiddleware
 
-    recorder = recorder_at(tmp_path)
-    recorder.grant(GRANT)
-    refund(recorder, "rf-1", 5000, "chat-42")
+    recorder = refunded_recorder(tmp_path)
     keys = {"keys": recorder.keys(), "now": "2026-11-04T14:00:00Z"}
     policy = curbi.Policy.compile(POLICY, receipts=keys)
 

@@ -18,6 +18,16 @@ pub(crate) fn temp_file(tag: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
+/// `curbi serve` on 127.0.0.1 with an ephemeral port; it announces the address on the stderr it pipes.
+pub(crate) fn spawn_serve() -> std::process::Child {
+    Command::new(BIN)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn curbi serve")
+}
+
 /// Runs curbi with `args`, feeding `input` on stdin from another thread, so a child that stops reading early cannot
 /// deadlock the test.
 pub(crate) fn run_stdin<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {

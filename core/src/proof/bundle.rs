@@ -168,13 +168,9 @@ pub fn read_head(v: &Value, path: &str) -> Result<(String, SignedCheckpoint), Er
 /// Reads a `consistency` list at `at`: at most [`MAX_CONSISTENCY`] entries `{head, proof}`.
 pub(crate) fn read_consistency(c: &Value, at: &str) -> Result<Vec<ParsedOlder>, Error> {
     let list = c.as_array().ok_or_else(|| wrong_type(at, "an array of older heads", c))?;
-    if list.len() > MAX_CONSISTENCY {
-        return Err(malformed(
-            ErrorCode::TooManyItems,
-            at,
-            format!("{} older heads, more than {MAX_CONSISTENCY}", list.len()),
-        ));
-    }
+    Error::at_most(list.len(), MAX_CONSISTENCY, at, || {
+        format!("{} older heads, more than {MAX_CONSISTENCY}", list.len())
+    })?;
     let mut older = Vec::with_capacity(list.len());
     for (i, entry) in list.iter().enumerate() {
         let entry_at = element(at, i);
@@ -198,13 +194,9 @@ pub(crate) fn read_index(v: &Value, at: &str) -> Result<u64, Error> {
 /// Reads a proof: an array of at most 64 canonical standard base64 strings of exactly 32 bytes.
 pub(crate) fn read_proof(v: &Value, path: &str) -> Result<Vec<Hash>, Error> {
     let list = v.as_array().ok_or_else(|| wrong_type(path, "an array of base64 hashes", v))?;
-    if list.len() > MAX_PROOF_LEN {
-        return Err(malformed(
-            ErrorCode::TooManyItems,
-            path,
-            format!("{} proof elements, more than {MAX_PROOF_LEN}", list.len()),
-        ));
-    }
+    Error::at_most(list.len(), MAX_PROOF_LEN, path, || {
+        format!("{} proof elements, more than {MAX_PROOF_LEN}", list.len())
+    })?;
     let mut proof = Vec::with_capacity(list.len());
     for (i, h) in list.iter().enumerate() {
         // The pointer is made only for an error: a receipt carries a dozen or more hashes.

@@ -157,13 +157,9 @@ impl KeySet {
             .get("keys")
             .ok_or_else(|| Error::new(ErrorCode::MissingField, "/keys", "a key set needs a \"keys\" array"))?;
         let list = keys.as_array().ok_or_else(|| wrong_type("/keys", "an array of JWKs", keys))?;
-        if list.len() > MAX_KEYS {
-            return Err(Error::new(
-                ErrorCode::TooManyItems,
-                "/keys",
-                format!("{} keys, more than the limit of {MAX_KEYS}", list.len()),
-            ));
-        }
+        Error::at_most(list.len(), MAX_KEYS, "/keys", || {
+            format!("{} keys, more than the limit of {MAX_KEYS}", list.len())
+        })?;
         let mut parsed = Vec::with_capacity(list.len());
         for (i, jwk) in list.iter().enumerate() {
             let path = element("/keys", i);
@@ -176,13 +172,9 @@ impl KeySet {
 
     /// A key set from keys made in code; `kid`s and public keys must be unique (paths `/keys/{i}/kid`, `/keys/{i}/x`).
     pub fn from_keys(keys: Vec<TrustedKey>) -> Result<KeySet, Error> {
-        if keys.len() > MAX_KEYS {
-            return Err(Error::new(
-                ErrorCode::TooManyItems,
-                "/keys",
-                format!("{} keys, more than the limit of {MAX_KEYS}", keys.len()),
-            ));
-        }
+        Error::at_most(keys.len(), MAX_KEYS, "/keys", || {
+            format!("{} keys, more than the limit of {MAX_KEYS}", keys.len())
+        })?;
         KeySet::build(keys.into_iter().map(|k| (k, true)).collect())
     }
 

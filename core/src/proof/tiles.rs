@@ -227,12 +227,8 @@ pub fn bundle_from_tiles<F: Fetch + ?Sized>(
     known: &[String],
     keys: Option<serde_json::Value>,
 ) -> Result<Bundle, Error> {
-    if indexes.len() > MAX_RECEIPTS {
-        return Err(Error::new(ErrorCode::TooManyItems, "/receipts", format!("more than {MAX_RECEIPTS} receipts")));
-    }
-    if known.len() > MAX_CONSISTENCY {
-        return Err(Error::new(ErrorCode::TooManyItems, "/known", format!("more than {MAX_CONSISTENCY} known heads")));
-    }
+    Error::at_most(indexes.len(), MAX_RECEIPTS, "/receipts", || format!("more than {MAX_RECEIPTS} receipts"))?;
+    Error::at_most(known.len(), MAX_CONSISTENCY, "/known", || format!("more than {MAX_CONSISTENCY} known heads"))?;
     let bytes = fetch
         .fetch("checkpoint")?
         .ok_or_else(|| Error::new(ErrorCode::NoHead, "", "the log publishes no checkpoint"))?;

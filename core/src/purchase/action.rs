@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::decision::{Decision, Reason, ReasonCode, Reasons};
-use super::read::{Reader, quote, unsupported_constraints};
+use super::read::{Reader, outside_window, quote, unsupported_constraints};
 use crate::money::Currency;
 use crate::pointer::member;
 use crate::time::Timestamp;
@@ -88,14 +88,7 @@ fn read_grant(r: &mut Reader, v: &Value, path: &str) -> Option<Grant> {
         }
     }
     g.used = m.get("used").map_or(Some(0), |x| r.count(x, &p("used"), 0));
-    g.not_before = m.get("not_before").and_then(|x| r.timestamp(x, &p("not_before")));
-    g.expires_at = r.required(m, path, "expires_at").and_then(|x| r.timestamp(x, &p("expires_at")));
-    if let Some(x) = m.get("revoked") {
-        g.revoked = r.boolean(x, &p("revoked")).unwrap_or(false);
-    }
-    if let Some(x) = m.get("other_constraints") {
-        g.other_constraints = r.other_constraints(x, &p("other_constraints"));
-    }
+    (g.not_before, g.expires_at, g.revoked, g.other_constraints) = r.validity(m, path);
     Some(g)
 }
 
@@ -151,22 +144,14 @@ impl Ctx<'_> {
         let at = self.a.and_then(|a| a.at);
         for (when, path) in [(self.now, "/now"), (at, "/action/at")] {
             let Some(when) = when else { continue };
-            if let Some(exp) = g.expires_at
-                && when >= exp
-            {
-                let (p, what) =
-                    if path == "/now" { ("/grant/expires_at", "it is now") } else { (path, "the action is at") };
-                let message = format!("the grant expired at {exp}; {what} {when}");
-                self.push(ReasonCode::GrantExpired, p, format!("before {exp}"), when.to_rfc3339(), message);
-            }
-            if let Some(nb) = g.not_before
-                && when < nb
-            {
-                let (p, what) =
-                    if path == "/now" { ("/grant/not_before", "it is now") } else { (path, "the action is at") };
-                let message = format!("the grant is valid from {nb}; {what} {when}");
-                self.push(ReasonCode::GrantNotYetValid, p, format!("at or after {nb}"), when.to_rfc3339(), message);
-            }
+            let ((expires_path, not_before_path), said) = if path == "/now" {
+                (("/grant/expires_at", "/grant/not_before"), "it is now")
+            } else {
+                ((path, path), "the action is at")
+            };
+            let expires = g.expires_at.map(|t| (t, ReasonCode::GrantExpired, expires_path));
+            let not_before = g.not_before.map(|t| (t, ReasonCode::GrantNotYetValid, not_before_path));
+            outside_window(self, "the grant", when, said, expires, not_before);
         }
         unsupported_constraints(self, &g.other_constraints);
     }

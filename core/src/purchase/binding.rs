@@ -169,31 +169,22 @@ fn read_jwk(r: &mut Reader, v: &Value, path: &str) -> Option<PinnedKey> {
         r.push(ReasonCode::Malformed, member(path, "x"), format!("a {crv} point"), "not on the curve", message);
         None
     };
+    // An EC key on one curve (its crate, field size in bytes and PublicKey variant), or a reason when x and y are
+    // not a point on it.
+    macro_rules! ec_key {
+        ($curve:ident, $len:literal, $variant:ident) => {{
+            let (x, y) = coordinates(r, $len)?;
+            let point = $curve::EncodedPoint::from_affine_coordinates(x.as_slice().into(), y.as_slice().into(), false);
+            match $curve::ecdsa::VerifyingKey::from_encoded_point(&point) {
+                Ok(k) => PublicKey::$variant(Box::new(k)),
+                Err(_) => return off_curve(r),
+            }
+        }};
+    }
     let key = match (kty.as_str(), crv.as_str()) {
-        ("EC", "P-256") => {
-            let (x, y) = coordinates(r, 32)?;
-            let point = p256::EncodedPoint::from_affine_coordinates(x.as_slice().into(), y.as_slice().into(), false);
-            match p256::ecdsa::VerifyingKey::from_encoded_point(&point) {
-                Ok(k) => PublicKey::P256(Box::new(k)),
-                Err(_) => return off_curve(r),
-            }
-        }
-        ("EC", "P-384") => {
-            let (x, y) = coordinates(r, 48)?;
-            let point = p384::EncodedPoint::from_affine_coordinates(x.as_slice().into(), y.as_slice().into(), false);
-            match p384::ecdsa::VerifyingKey::from_encoded_point(&point) {
-                Ok(k) => PublicKey::P384(Box::new(k)),
-                Err(_) => return off_curve(r),
-            }
-        }
-        ("EC", "P-521") => {
-            let (x, y) = coordinates(r, 66)?;
-            let point = p521::EncodedPoint::from_affine_coordinates(x.as_slice().into(), y.as_slice().into(), false);
-            match p521::ecdsa::VerifyingKey::from_encoded_point(&point) {
-                Ok(k) => PublicKey::P521(Box::new(k)),
-                Err(_) => return off_curve(r),
-            }
-        }
+        ("EC", "P-256") => ec_key!(p256, 32, P256),
+        ("EC", "P-384") => ec_key!(p384, 48, P384),
+        ("EC", "P-521") => ec_key!(p521, 66, P521),
         ("OKP", "Ed25519") => {
             if m.contains_key("y") {
                 r.push(ReasonCode::Malformed, member(path, "y"), "absent", "present", "an OKP key has no y");

@@ -288,14 +288,7 @@ pub(crate) fn read_mandate(r: &mut Reader, v: &Value, path: &str) -> Option<Mand
     if let Some(x) = m.get("user_cart_confirmation_required") {
         out.user_cart_confirmation_required = r.boolean(x, &p("user_cart_confirmation_required")).unwrap_or(false);
     }
-    out.not_before = m.get("not_before").and_then(|x| r.timestamp(x, &p("not_before")));
-    out.expires_at = r.required(m, path, "expires_at").and_then(|x| r.timestamp(x, &p("expires_at")));
-    if let Some(x) = m.get("revoked") {
-        out.revoked = r.boolean(x, &p("revoked")).unwrap_or(false);
-    }
-    if let Some(x) = m.get("other_constraints") {
-        out.other_constraints = r.other_constraints(x, &p("other_constraints"));
-    }
+    (out.not_before, out.expires_at, out.revoked, out.other_constraints) = r.validity(m, path);
     Some(out)
 }
 

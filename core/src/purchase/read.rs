@@ -24,6 +24,34 @@ pub(crate) fn quote(s: &str) -> String {
     show(&Value::String(s.to_owned()))
 }
 
+/// What `Reader::validity` reads: `not_before`, `expires_at`, `revoked` and `other_constraints` (`(path, type)` each).
+pub(crate) type Validity = (Option<Timestamp>, Option<Timestamp>, bool, Vec<(String, String)>);
+
+/// The reasons for a time `when` outside a grant's or a mandate's window (`what`: "the grant"): at or after
+/// `expires` (its time, its reason and the path it blames), or before `not_before`. `said` is how the message puts
+/// `when` ("it is now", "the action is at").
+pub(crate) fn outside_window(
+    out: &mut impl Reasons,
+    what: &str,
+    when: Timestamp,
+    said: &str,
+    expires: Option<(Timestamp, ReasonCode, &str)>,
+    not_before: Option<(Timestamp, ReasonCode, &str)>,
+) {
+    if let Some((exp, code, path)) = expires
+        && when >= exp
+    {
+        let message = format!("{what} expired at {exp}; {said} {when}");
+        out.push(code, path, format!("before {exp}"), when.to_rfc3339(), message);
+    }
+    if let Some((nb, code, path)) = not_before
+        && when < nb
+    {
+        let message = format!("{what} is valid from {nb}; {said} {when}");
+        out.push(code, path, format!("at or after {nb}"), when.to_rfc3339(), message);
+    }
+}
+
 /// One `constraint_unsupported` for each constraint (its path and name) the checker does not implement: the user
 /// decides those, so the decision can never be ALLOW on them.
 pub(crate) fn unsupported_constraints(out: &mut impl Reasons, constraints: &[(String, String)]) {
@@ -177,17 +205,10 @@ impl Reader {
             self.push(ReasonCode::TimestampInvalid, path, expected, show(v), message);
             return None;
         };
-        match Timestamp::parse(s) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                let why = match e {
-                    TimeError::Syntax => "is not of the form YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)",
-                    TimeError::Range => "has a field out of range (month, day, hour, minute, second or offset)",
-                };
-                self.push(ReasonCode::TimestampInvalid, path, expected, show(v), format!("{} {why}", quote(s)));
-                None
-            }
-        }
+        self.parsed(s, Timestamp::parse(s), ReasonCode::TimestampInvalid, path, expected, |e| match e {
+            TimeError::Syntax => "is not of the form YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)",
+            TimeError::Range => "has a field out of range (month, day, hour, minute, second or offset)",
+        })
     }
 
     /// An ISO 4217 currency code, all uppercase or all lowercase.
@@ -196,19 +217,26 @@ impl Reader {
             self.malformed(path, "a three-letter ISO 4217 currency code", v);
             return None;
         };
-        match Currency::parse(s) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                let why = match e {
-                    CurrencyError::Syntax => "is not three letters all in one case (\"USD\" or \"usd\")",
-                    CurrencyError::Unknown => "is not an active ISO 4217 currency code",
-                    CurrencyError::NoMinorUnit => "is an ISO 4217 code without a minor unit; it cannot be paid in",
-                };
-                let expected = "an active ISO 4217 code with a minor unit, all uppercase or all lowercase";
-                self.push(ReasonCode::CurrencyUnknown, path, expected, show(v), format!("{} {why}", quote(s)));
-                None
-            }
-        }
+        let expected = "an active ISO 4217 code with a minor unit, all uppercase or all lowercase";
+        self.parsed(s, Currency::parse(s), ReasonCode::CurrencyUnknown, path, expected, |e| match e {
+            CurrencyError::Syntax => "is not three letters all in one case (\"USD\" or \"usd\")",
+            CurrencyError::Unknown => "is not an active ISO 4217 currency code",
+            CurrencyError::NoMinorUnit => "is an ISO 4217 code without a minor unit; it cannot be paid in",
+        })
+    }
+
+    /// What `parse` read from the string `s`, or one reason `code` at `path` that quotes `s` and says `why` it was
+    /// refused.
+    fn parsed<T, E>(
+        &mut self,
+        s: &str,
+        parse: Result<T, E>,
+        code: ReasonCode,
+        path: &str,
+        expected: &str,
+        why: impl FnOnce(E) -> &'static str,
+    ) -> Option<T> {
+        parse.map_err(|e| self.push(code, path, expected, quote(s), format!("{} {}", quote(s), why(e)))).ok()
     }
 
     /// An array of at least `min` elements.
@@ -238,6 +266,18 @@ impl Reader {
             }
         }
         ok.then_some(out)
+    }
+
+    /// The members a grant and a mandate share for when and whether they hold, in this order: `not_before`,
+    /// `expires_at` (required), `revoked` (false when absent or unreadable) and `other_constraints`.
+    pub(crate) fn validity(&mut self, m: &Map<String, Value>, path: &str) -> Validity {
+        let p = |k: &str| member(path, k);
+        let not_before = m.get("not_before").and_then(|x| self.timestamp(x, &p("not_before")));
+        let expires_at = self.required(m, path, "expires_at").and_then(|x| self.timestamp(x, &p("expires_at")));
+        let revoked = m.get("revoked").is_some_and(|x| self.boolean(x, &p("revoked")).unwrap_or(false));
+        let other =
+            m.get("other_constraints").map_or_else(Vec::new, |x| self.other_constraints(x, &p("other_constraints")));
+        (not_before, expires_at, revoked, other)
     }
 
     /// `other_constraints`: objects with a non-empty string `type`; everything else in them is opaque.

@@ -10,7 +10,7 @@ use super::checkout::{Beside, Checkout, Protocol, read_checkout};
 use super::decision::{Decision, Reason, ReasonCode, Reasons};
 use super::ledger::{Ledger, read_ledger};
 use super::mandate::{AcceptableItem, Mandate, read_mandate};
-use super::read::{Reader, quote, unsupported_constraints};
+use super::read::{Reader, outside_window, quote, unsupported_constraints};
 use super::totals::{Located, TotalsOutcome, check_totals};
 use crate::money::{self, Currency, format_amount};
 use crate::pointer::member;
@@ -56,29 +56,10 @@ impl Ctx<'_> {
         if m.revoked {
             self.push(ReasonCode::MandateRevoked, "/mandate/revoked", "false", "true", "the mandate has been revoked");
         }
-        if let (Some(exp), Some(now)) = (m.expires_at, self.now)
-            && now >= exp
-        {
-            let message = format!("the mandate expired at {exp}; it is now {now}");
-            self.push(
-                ReasonCode::MandateExpired,
-                m.expires_path.clone(),
-                format!("before {exp}"),
-                now.to_rfc3339(),
-                message,
-            );
-        }
-        if let (Some(nb), Some(now)) = (m.not_before, self.now)
-            && now < nb
-        {
-            let message = format!("the mandate is valid from {nb}; it is now {now}");
-            self.push(
-                ReasonCode::MandateNotYetValid,
-                m.not_before_path.clone(),
-                format!("at or after {nb}"),
-                now.to_rfc3339(),
-                message,
-            );
+        if let Some(now) = self.now {
+            let expires = m.expires_at.map(|t| (t, ReasonCode::MandateExpired, m.expires_path.as_str()));
+            let not_before = m.not_before.map(|t| (t, ReasonCode::MandateNotYetValid, m.not_before_path.as_str()));
+            outside_window(self, "the mandate", now, "it is now", expires, not_before);
         }
         if m.user_cart_confirmation_required {
             self.push(
@@ -200,15 +181,10 @@ impl Ctx<'_> {
         } else {
             format!("merchant {} is not one of the mandate's merchants", quote(&merchant.id))
         };
-        let expected = if ids.is_empty() {
-            "no merchant (the list is empty)".to_owned()
-        } else {
-            format!("one of {}", ids.join(", "))
-        };
         self.push(
             ReasonCode::MerchantNotAllowed,
             member(&c.merchant_path, "id"),
-            expected,
+            one_of(&ids, "no merchant (the list is empty)"),
             quote(&merchant.id),
             message,
         );
@@ -320,14 +296,13 @@ impl Ctx<'_> {
             if let Some(min) = range.min
                 && t.amount < min
             {
-                let message =
-                    format!("the total {} is below the mandate's minimum {}", cur.format(t.amount), cur.format(min));
-                self.push(
+                self.total_past(
                     ReasonCode::AmountBelowMin,
                     t.path.clone(),
-                    format!("at least {}", cur.format(min)),
-                    cur.format(t.amount),
-                    message,
+                    t.amount,
+                    cur,
+                    min,
+                    "the mandate's minimum",
                 );
             }
         }
@@ -335,6 +310,15 @@ impl Ctx<'_> {
             self.threshold("the total", t.amount, t.path.clone(), threshold, cur);
         }
         self.budget(m, &t, cur);
+    }
+
+    /// One reason that the total (`amount` at `path`, in `cur`) is past `bound`: below it when it is a minimum, above
+    /// it when a maximum; `limit` names the bound in the message ("the mandate's minimum").
+    fn total_past(&mut self, code: ReasonCode, path: String, amount: i64, cur: Currency, bound: i64, limit: &str) {
+        let (relation, past) = if amount < bound { ("at least", "below") } else { ("at most", "above") };
+        let (amount, bound) = (cur.format(amount), cur.format(bound));
+        let message = format!("the total {amount} is {past} {limit} {bound}");
+        self.push(code, path, format!("{relation} {bound}"), amount, message);
     }
 
     fn payment(&mut self) {
@@ -346,15 +330,10 @@ impl Ctx<'_> {
                 let ids: Vec<String> = allowed.iter().map(|a| quote(a)).collect();
                 let actual = id.map_or_else(|| "missing".to_owned(), |i| quote(i));
                 let message = format!("payment instrument {actual} is not one the mandate allows");
-                let expected = if ids.is_empty() {
-                    "no instrument (the list is empty)".to_owned()
-                } else {
-                    format!("one of {}", ids.join(", "))
-                };
                 self.push(
                     ReasonCode::InstrumentNotAllowed,
                     member(&c.payment_path, "instrument_id"),
-                    expected,
+                    one_of(&ids, "no instrument (the list is empty)"),
                     actual,
                     message,
                 );
@@ -371,15 +350,8 @@ impl Ctx<'_> {
             && Some(ac) == c.currency
             && t.amount > max
         {
-            let message =
-                format!("the total {} is above the allowance's max_amount {}", ac.format(t.amount), ac.format(max));
-            self.push(
-                ReasonCode::AllowanceExceeded,
-                t.path.clone(),
-                format!("at most {}", ac.format(max)),
-                ac.format(t.amount),
-                message,
-            );
+            let (path, amount) = (t.path.clone(), t.amount);
+            self.total_past(ReasonCode::AllowanceExceeded, path, amount, ac, max, "the allowance's max_amount");
         }
         if let (Some(exp), Some(now)) = (a.expires_at, self.now)
             && now >= exp
@@ -443,6 +415,11 @@ impl Ctx<'_> {
 }
 
 /// A quantity of steps of 10^-scale units, in steps of 10^-15.
+/// The expected value of a rule that allows only the listed ids: one of them, or `none` when the list is empty.
+fn one_of(ids: &[String], none: &str) -> String {
+    if ids.is_empty() { none.to_owned() } else { format!("one of {}", ids.join(", ")) }
+}
+
 fn fine_quantity(q: i64, scale: u32) -> i128 {
     i128::from(q).saturating_mul(10i128.pow(15u32.saturating_sub(scale)))
 }

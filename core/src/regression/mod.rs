@@ -482,13 +482,9 @@ pub fn parse_regression(doc: &Value) -> Result<Regression> {
     if list.is_empty() {
         return Err(Error::new(ErrorCode::TooFewItems, "/cases", "needs at least 1 item(s), got 0"));
     }
-    if list.len() > MAX_CASES {
-        return Err(Error::new(
-            ErrorCode::TooManyItems,
-            "/cases",
-            format!("allows at most {MAX_CASES} items, got {}", list.len()),
-        ));
-    }
+    Error::at_most(list.len(), MAX_CASES, "/cases", || {
+        format!("allows at most {MAX_CASES} items, got {}", list.len())
+    })?;
     let mut cases = Vec::with_capacity(list.len());
     for (i, c) in list.iter().enumerate() {
         let cp = format!("/cases/{i}");

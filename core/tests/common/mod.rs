@@ -34,3 +34,19 @@ pub(crate) fn cases<'a>(file: &str, doc: &'a Value) -> &'a Vec<Value> {
     assert!(!cases.is_empty(), "{file}: no cases");
     cases
 }
+
+/// Runs `each` on every case of every file of `vectors/<group>/`, with the file's path for messages; prints how many
+/// ran and fails when none did.
+pub(crate) fn each_case(group: &str, mut each: impl FnMut(&str, &Value)) {
+    let mut ran = 0;
+    for path in group_files(group) {
+        let file = path.display().to_string();
+        let doc = load(&path);
+        for case in cases(&file, &doc) {
+            each(&file, case);
+            ran += 1;
+        }
+    }
+    println!("{group} vectors: {ran} ran");
+    assert!(ran > 0, "no {group} vectors ran");
+}

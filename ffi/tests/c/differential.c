@@ -6,9 +6,8 @@
 #include <string.h>
 
 #include "curbi.h"
+#include "entries.h"
 #include "json.h"
-
-typedef curbi_status (*json_fn)(const uint8_t *, size_t, curbi_bytes **, curbi_bytes **);
 
 static const uint8_t *u8(const char *s) { return (const uint8_t *)s; }
 
@@ -22,20 +21,11 @@ static int run(const jvalue *call, FILE *out) {
   const char *entry = str(call, "entry")->str;
   curbi_bytes *doc = NULL, *err = NULL;
   curbi_status s = CURBI_STATUS_OK;
-  json_fn fn = NULL;
   const jvalue *receipts = str(call, "receipts");
+  json_fn fn = json_entry(entry);
   if (!strcmp(entry, "check") && receipts) {
     const jvalue *in = str(call, "input");
     s = curbi_check_with_receipts(u8(in->str), in->str_len, u8(receipts->str), receipts->str_len, &doc, &err);
-  } else if (!strcmp(entry, "check")) fn = curbi_check;
-  else if (!strcmp(entry, "validate_policy")) fn = curbi_validate_policy;
-  else if (!strcmp(entry, "export_regression")) fn = curbi_export_regression;
-  else if (!strcmp(entry, "replay_regression")) fn = curbi_replay_regression;
-  else if (!strcmp(entry, "verify_checkout")) fn = curbi_verify_checkout;
-  else if (!strcmp(entry, "verify_action")) fn = curbi_verify_action;
-  else if (!strcmp(entry, "checkout_digest")) fn = curbi_checkout_digest;
-  else if (!strcmp(entry, "verify_bundle")) fn = curbi_verify_bundle;
-  if (!strcmp(entry, "check") && receipts) {
   } else if (fn) {
     const jvalue *in = str(call, "input");
     s = fn(u8(in->str), in->str_len, &doc, &err);

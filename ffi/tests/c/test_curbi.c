@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "curbi.h"
+#include "entries.h"
 #include "json.h"
 
 static int failures = 0;
@@ -62,6 +63,11 @@ static int error_matches(const curbi_bytes *err, const jvalue *expected_error) {
            json_equal(json_get(e, "path"), json_get(expected_error, "path"));
   json_free(doc);
   return ok;
+}
+
+/* A call that a vector expects to fail failed as it says: invalid input, no document, the error's code and path. */
+static int refused_as(curbi_status s, const curbi_bytes *out, const curbi_bytes *err, const jvalue *expected_error) {
+  return s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error);
 }
 
 /* Byte spans from curbi_policy_check must slice the reply to the finding's text. */
@@ -143,8 +149,7 @@ static int check_case(const jvalue *group, const jvalue *c, const char *where) {
                             : curbi_check(u8(request->src), request->src_len, &out, &err);
   const jvalue *expected_error = json_get(expected, "error");
   if (expected_error) {
-    CHECK(s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error),
-          "%s: expected error, got status %u", where, (unsigned)s);
+    CHECK(refused_as(s, out, err, expected_error), "%s: expected error, got status %u", where, (unsigned)s);
   } else {
     jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
     CHECK(got && json_equal(got, expected), "%s: response differs: %.*s", where, out ? (int)curbi_bytes_len(out) : 0,
@@ -166,8 +171,6 @@ static int issues_match(const jvalue *got, const jvalue *want) {
       return 0;
   return 1;
 }
-
-typedef curbi_status (*json_fn)(const uint8_t *, size_t, curbi_bytes **, curbi_bytes **);
 
 /* Runs every case of every file in `dir` through `run`, which returns 1 when the case holds. Files without
  * `cases` (vectors/purchase/reasons.json) add none. */
@@ -234,7 +237,7 @@ static int regression_case(const jvalue *group, const jvalue *c, const char *whe
   int ok;
   const jvalue *expected_error = json_get(expected, "error");
   if (expected_error) {
-    ok = s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error);
+    ok = refused_as(s, out, err, expected_error);
   } else {
     jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
     const jvalue *doc = fn == curbi_export_regression ? json_get(got, "regression") : got;
@@ -325,15 +328,7 @@ static int documents_case(const jvalue *group, const jvalue *c, const char *wher
   const jvalue *text = json_get(c, "text"), *expected = json_get(c, "expected");
   curbi_bytes *out = NULL, *err = NULL;
   curbi_status s;
-  json_fn fn = NULL;
-  if (!strcmp(entry, "check")) fn = curbi_check;
-  else if (!strcmp(entry, "validate_policy")) fn = curbi_validate_policy;
-  else if (!strcmp(entry, "export_regression")) fn = curbi_export_regression;
-  else if (!strcmp(entry, "replay_regression")) fn = curbi_replay_regression;
-  else if (!strcmp(entry, "verify_checkout")) fn = curbi_verify_checkout;
-  else if (!strcmp(entry, "verify_action")) fn = curbi_verify_action;
-  else if (!strcmp(entry, "checkout_digest")) fn = curbi_checkout_digest;
-  else if (!strcmp(entry, "verify_bundle")) fn = curbi_verify_bundle;
+  json_fn fn = json_entry(entry);
   if (fn) {
     s = fn(u8(text->str), text->str_len, &out, &err);
   } else if (!strcmp(entry, "compile_policy")) {
@@ -360,13 +355,27 @@ static int documents_case(const jvalue *group, const jvalue *c, const char *wher
   int ok;
   const jvalue *expected_error = json_get(expected, "error");
   if (expected_error && s != CURBI_STATUS_OK) {
-    ok = s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error);
+    ok = refused_as(s, out, err, expected_error);
   } else {
     jvalue *got = s == CURBI_STATUS_OK && out ? parse_bytes(out) : NULL;
     ok = got && contains(got, expected);
     json_free(got);
   }
   return finish(ok, where, s, out, err);
+}
+
+/* A call succeeded with the JSON string `want` as its document. */
+static int is_string(curbi_status s, const curbi_bytes *out, const jvalue *want) {
+  jvalue *got = s == CURBI_STATUS_OK && out ? parse_bytes(out) : NULL;
+  int ok = got && got->kind == J_STR && json_equal(got, want);
+  json_free(got);
+  return ok;
+}
+
+/* A call succeeded with exactly the text of the string `want` as its document. */
+static int is_text(curbi_status s, const curbi_bytes *out, const jvalue *want) {
+  return s == CURBI_STATUS_OK && out && want && curbi_bytes_len(out) == want->str_len &&
+         !memcmp(curbi_bytes_data(out), want->str, want->str_len);
 }
 
 /* vectors/checkout_digest/: the digest as a JSON string, or the error's code and path. The vectors' digests are
@@ -377,14 +386,7 @@ static int digest_case(const jvalue *group, const jvalue *c, const char *where) 
   const jvalue *expected_error = json_get(expected, "error");
   curbi_bytes *out = NULL, *err = NULL;
   curbi_status s = curbi_checkout_digest(u8(checkout->str), checkout->str_len, &out, &err);
-  int ok;
-  if (expected_error) {
-    ok = s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, expected_error);
-  } else {
-    jvalue *got = s == CURBI_STATUS_OK && out ? parse_bytes(out) : NULL;
-    ok = got && got->kind == J_STR && json_equal(got, json_get(expected, "digest"));
-    json_free(got);
-  }
+  int ok = expected_error ? refused_as(s, out, err, expected_error) : is_string(s, out, json_get(expected, "digest"));
   return finish(ok, where, s, out, err);
 }
 
@@ -394,13 +396,7 @@ static int yaml_case(const jvalue *group, const jvalue *c, const char *where) {
   const jvalue *yaml = json_get(c, "yaml"), *want = json_get(c, "json"), *want_error = json_get(c, "error");
   curbi_bytes *out = NULL, *err = NULL;
   curbi_status s = curbi_yaml_to_json(u8(yaml->str), yaml->str_len, &out, &err);
-  int ok;
-  if (want_error) {
-    ok = s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, want_error);
-  } else {
-    ok = s == CURBI_STATUS_OK && out && want && curbi_bytes_len(out) == want->str_len &&
-         !memcmp(curbi_bytes_data(out), want->str, want->str_len);
-  }
+  int ok = want_error ? refused_as(s, out, err, want_error) : is_text(s, out, want);
   return finish(ok, where, s, out, err);
 }
 
@@ -852,7 +848,7 @@ static int recorder_step(const curbi_recorder *r, const jvalue *step, char **hea
   curbi_status s = curbi_recorder_call(r, method, u8(body), len, &out, &err);
   int ok;
   if (want_error) {
-    ok = s == CURBI_STATUS_INVALID_INPUT && out == NULL && err && error_matches(err, want_error);
+    ok = refused_as(s, out, err, want_error);
   } else {
     jvalue *got = s == CURBI_STATUS_OK ? parse_bytes(out) : NULL;
     const jvalue *expect = json_get(step, "expect"), *same = json_get(step, "same_as"), *verify = json_get(step, "verify");
@@ -1082,20 +1078,19 @@ int main(int argc, char **argv) {
   char dir[1024];
   test_misuse();
   test_threads();
-  snprintf(dir, sizeof dir, "%s/check", root);
-  run_group(dir, "check", check_case);
-  snprintf(dir, sizeof dir, "%s/lint", root);
-  run_group(dir, "lint", lint_case);
-  snprintf(dir, sizeof dir, "%s/regression", root);
-  run_group(dir, "regression", regression_case);
-  snprintf(dir, sizeof dir, "%s/purchase", root);
-  run_group(dir, "purchase", purchase_case);
-  snprintf(dir, sizeof dir, "%s/documents", root);
-  run_group(dir, "documents", documents_case);
-  snprintf(dir, sizeof dir, "%s/checkout_digest", root);
-  run_group(dir, "checkout_digest", digest_case);
-  snprintf(dir, sizeof dir, "%s/yaml", root);
-  run_group(dir, "yaml", yaml_case);
+  static const struct {
+    const char *group;
+    int (*run)(const jvalue *group, const jvalue *c, const char *where);
+  } groups[] = {
+      {"check", check_case},           {"lint", lint_case},
+      {"regression", regression_case}, {"purchase", purchase_case},
+      {"documents", documents_case},   {"checkout_digest", digest_case},
+      {"yaml", yaml_case},
+  };
+  for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+    snprintf(dir, sizeof dir, "%s/%s", root, groups[i].group);
+    run_group(dir, groups[i].group, groups[i].run);
+  }
   snprintf(dir, sizeof dir, "%s/proof", root);
   run_proof_cases(dir, "proof", proof_case);
   run_proof_cases(dir, "proof (verifier handle)", verifier_case);

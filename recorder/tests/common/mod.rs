@@ -6,7 +6,7 @@
 pub mod pg;
 pub mod scenarios;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use curbi_recorder::{LoadedKey, Recorder, RecorderOptions, parse_key};
 use serde_json::{Value, json};
@@ -81,6 +81,15 @@ pub fn fresh_log(dir: &Path, name: &str) -> Recorder {
     let r = open(&dir.join(name), 1, "k1", T0);
     call(&r, "grant", &refund_grant().to_string());
     r
+}
+
+/// A new log, `log.db` in a new temporary folder, as `fresh_log` makes it: the folder (keep it while the log is
+/// used), the file's path and the recorder.
+pub fn granted_log() -> (tempfile::TempDir, PathBuf, Recorder) {
+    let dir = tempfile::tempdir().expect("dir");
+    let r = fresh_log(dir.path(), "log.db");
+    let db = dir.path().join("log.db");
+    (dir, db, r)
 }
 
 /// Adds refunds of 100 (keys `<prefix>-<seq>`), each DONE, until the log holds `size` receipts.
