@@ -588,8 +588,9 @@ impl Tx for SqliteTx<'_> {
         let mut st = self
             .c
             .prepare_cached(
+                // One row of VALUES (not INSERT … SELECT): SQLite then needs no statement journal for it.
                 "INSERT INTO receipt_subjects (seq, resource, conversation) \
-                 SELECT ?1, ?2, conversation FROM actions WHERE tenant = ?3 AND idempotency_key = ?4",
+                 VALUES (?1, ?2, (SELECT conversation FROM actions WHERE tenant = ?3 AND idempotency_key = ?4))",
             )
             .map_err(storage)?;
         st.execute(params![to_i64(r.seq)?, resource, r.tenant, r.idempotency_key]).map_err(storage)?;
