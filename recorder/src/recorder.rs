@@ -5,7 +5,7 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -31,6 +31,9 @@ use crate::tree::Frontier;
 
 /// Most calls one commit groups.
 const MAX_GROUP: usize = 256;
+/// How long a leader waits, at most, for calls still signing ahead before it starts a group without them: they
+/// then share its commit (and its fsync) rather than wait for the next. A call alone never waits.
+const GATHER: std::time::Duration = std::time::Duration::from_micros(300);
 /// Most open actions one `held` call lists.
 pub const MAX_HELD: usize = 10_000;
 
@@ -373,6 +376,8 @@ pub struct Recorder {
     writer: Mutex<Ctx>,
     /// The last time this process committed, for calls to start from.
     last_time: AtomicI64,
+    /// Calls signing ahead, about to queue for the writer (see [`GATHER`]).
+    preparing: AtomicUsize,
     /// Witnesses and a publish directory for each head signed through `call_json` (crate `witness`).
     sharing: std::sync::OnceLock<crate::witness::Sharing>,
     /// Documents and attestations this process already holds, to sign ahead and not to parse twice.
@@ -464,6 +469,7 @@ impl Recorder {
             queue: Mutex::new(Queue::default()),
             writer: Mutex::new(Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: i64::MIN }),
             last_time: AtomicI64::new(i64::MIN),
+            preparing: AtomicUsize::new(0),
             sharing: std::sync::OnceLock::new(),
             memo: Memo::default(),
         })
@@ -512,7 +518,7 @@ impl Recorder {
         &self,
         f: impl FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
-        self.write_at(self.call_time(), Arc::default(), f)
+        self.write_at(self.call_time(), Arc::default(), false, f)
     }
 
     /// The time a call starts at: the clock, but not before the last time this process committed.
@@ -522,11 +528,12 @@ impl Recorder {
 
     /// [`Recorder::write`] for a call made at `at` that signed ahead, in its own thread, what it expects to sign
     /// (`signer`): the writer then only checks that the bytes are the same (see [`Signer`]). What was signed ahead
-    /// is a hint, never an answer.
+    /// is a hint, never an answer. `counted`: the call counted itself in `preparing` before it signed ahead.
     fn write_at<T: Send + 'static>(
         &self,
         at: i64,
         signer: Arc<Signer>,
+        counted: bool,
         mut f: impl FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
         let (done, answer) = sync_channel(1);
@@ -536,6 +543,9 @@ impl Recorder {
         let lead = {
             let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
             q.jobs.push(Job { run, done, at, signer });
+            if counted {
+                self.preparing.fetch_sub(1, Ordering::Relaxed);
+            }
             !std::mem::replace(&mut q.leading, true)
         };
         if !lead {
@@ -546,6 +556,13 @@ impl Recorder {
             }
         }
         loop {
+            // Calls signing ahead are about to queue: wait a little for them, so that they share this commit.
+            if self.preparing.load(Ordering::Relaxed) > 0 {
+                let until = std::time::Instant::now() + GATHER;
+                while self.preparing.load(Ordering::Relaxed) > 0 && std::time::Instant::now() < until {
+                    std::thread::yield_now();
+                }
+            }
             let jobs: Vec<Job> = {
                 let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
                 let n = q.jobs.len().min(MAX_GROUP);
@@ -991,8 +1008,9 @@ impl Recorder {
         };
         let at = self.call_time();
         let signer = Arc::new(Signer::default());
+        self.preparing.fetch_add(1, Ordering::Relaxed);
         let _ = ahead(at, &signer);
-        self.write_at(at, signer, move |r, tx, _, batch| {
+        self.write_at(at, signer, true, move |r, tx, _, batch| {
             let m = &request.mutation;
             if let Some(a) = tx.action(&m.tenant, &m.idempotency_key)? {
                 if a.request_hash != hash {
@@ -1122,6 +1140,7 @@ impl Recorder {
         let signer = Arc::new(Signer::default());
         // Sign ahead, in this thread, the receipt of an attestation this process issued, with the evidence checked
         // against it: the writer then only reads the action's state and appends.
+        self.preparing.fetch_add(1, Ordering::Relaxed);
         let known = match &outcome {
             Outcome::Done(e) | Outcome::Failed(e) => self.memo.attested(&tenant, &key).map(|m| {
                 let checked = gate::check_evidence(&m.attestation, e).is_ok();
@@ -1136,7 +1155,7 @@ impl Recorder {
             }),
             Outcome::Unknown | Outcome::NotPerformed => None,
         };
-        self.write_at(at, signer, move |r, tx, ctx, batch| {
+        self.write_at(at, signer, true, move |r, tx, ctx, batch| {
             let a = tx.action(&tenant, &key)?.ok_or_else(|| {
                 err(
                     ErrorCode::NotAttested,
