@@ -240,17 +240,12 @@ fn purchase_request(v: &Value) -> Result<AttestRequest, Error> {
         &["tenant", "idempotency_key", "mandate", "agent", "checkout", "step_up_confirmed", "conversation"],
     )?;
     let checkout = obj.get("checkout").cloned().unwrap_or_default();
+    let grant = required(obj, "", "mandate")?;
+    let (tenant, key) = (required(obj, "", "tenant")?, required(obj, "", "idempotency_key")?);
     Ok(AttestRequest {
-        grant: required(obj, "", "mandate")?,
-        mutation: Mutation {
-            tenant: required(obj, "", "tenant")?,
-            idempotency_key: required(obj, "", "idempotency_key")?,
-            agent: required(obj, "", "agent")?,
-            operation: crate::recorder::PURCHASE_OPERATION.into(),
-            resource: "checkout".into(),
-            amount: None,
-            currency: None,
-        },
+        grant,
+        // What the purchase attests, read from the checkout once (`attest` uses it as it is).
+        mutation: crate::recorder::purchase_mutation(tenant, key, required(obj, "", "agent")?, &checkout),
         checkout: Some(checkout),
         step_up_confirmed: boolean(obj, "", "step_up_confirmed")?.unwrap_or(false),
         conversation: conversation(obj)?,

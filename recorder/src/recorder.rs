@@ -3,15 +3,16 @@
 //! own savepoint, so one caller's error leaves the others' work intact). docs/RECORDER.md.
 
 use std::any::Any;
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use curbi::encoding::{decode_url, sha256};
 use curbi::proof::bundle::{Bundle, BundleItem, OlderHead};
-use curbi::proof::envelope::{Envelope, Kind, Limits, Status};
+use curbi::proof::envelope::{Attestation, Envelope, Kind, Limits, Status};
 use curbi::proof::gate::{self, Clock, FixedClock, GateError, Mutation};
 use curbi::proof::merkle::{Hash, consistency_proof_in, inclusion_proof_in, leaf_hash};
 use curbi::proof::note::{self, Checkpoint};
@@ -30,6 +31,9 @@ use crate::tree::Frontier;
 
 /// Most calls one commit groups.
 const MAX_GROUP: usize = 256;
+/// How long a leader waits, at most, for calls still signing ahead before it starts a group without them: they
+/// then share its commit (and its fsync) rather than wait for the next. A call alone never waits.
+const GATHER: std::time::Duration = std::time::Duration::from_micros(300);
 /// Most open actions one `held` call lists.
 pub const MAX_HELD: usize = 10_000;
 
@@ -241,7 +245,7 @@ type Run = Box<dyn FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Output
 struct Job {
     run: Run,
     done: SyncSender<Msg>,
-    /// The time the call was made (its rehearsal's time).
+    /// The time the call was made (the time it signed ahead at).
     at: i64,
     signer: Arc<Signer>,
 }
@@ -259,26 +263,24 @@ struct Queue {
     leading: bool,
 }
 
-/// What one call runs with: its time, and whether this is the rehearsal outside the writer (nothing it writes is
-/// kept; it only signs ahead, see [`Recorder::write`]).
+/// What one call runs with in the writer: its time, and the signatures made for it beforehand.
 struct Batch<'s> {
     now: i64,
-    rehearsal: bool,
     signer: &'s Signer,
 }
 
 impl Batch<'_> {
-    /// A failpoint, in the real run only.
+    /// A failpoint (tests/crash.rs).
     fn hit(&self, name: &str) {
-        if !self.rehearsal {
-            failpoint::hit(name);
-        }
+        failpoint::hit(name);
     }
 }
 
-/// Signatures made for one call. The rehearsal signs what the call will sign (in the caller's thread, beside the
-/// writer); the real run reuses a signature when the bytes to sign are the same and signs itself when they are not
-/// (the state moved on between the two). Ed25519 is deterministic, so either way the envelope is the same.
+/// Signatures made for one call. Before the call queues for the writer, it signs in its own thread (beside the
+/// writer, on another core) what it expects to sign, from what this process already holds in memory ([`Memo`]);
+/// the writer reuses a signature when the bytes to sign are the same, and signs itself when they are not (the
+/// state moved on, or nothing was known beforehand). Ed25519 is deterministic, so either way the envelope is the
+/// same.
 #[derive(Default)]
 struct Signer {
     made: Mutex<Vec<(Kind, Vec<u8>, Envelope)>>,
@@ -296,6 +298,70 @@ impl Signer {
     }
 }
 
+/// Most entries each [`Memo`] map keeps; a full map is emptied and starts again.
+const MEMO_LIMIT: usize = 4096;
+
+/// What calls in this process already read or built, so that neither the writer nor the signing ahead has to
+/// read or parse it again: grant and mandate documents as parsed, and the attestations this process issued that
+/// are not settled yet. Only a hint: the writer uses an entry only when it is byte for byte what the store holds
+/// (the document, the attestation text), so an entry another process made stale is never acted on.
+#[derive(Default)]
+struct Memo {
+    grants: Mutex<HashMap<String, Arc<GrantMemo>>>,
+    attested: Mutex<HashMap<(String, String), Arc<AttestedMemo>>>,
+}
+
+/// A grant or mandate document as parsed, with the limits an attestation under it carries.
+struct GrantMemo {
+    kind: GrantKind,
+    document: String,
+    value: Value,
+    limits: Limits,
+}
+
+/// An attestation as issued: its compact text, its envelope and its payload.
+struct AttestedMemo {
+    compact: String,
+    envelope: Envelope,
+    attestation: Attestation,
+}
+
+fn memo_put<K: std::hash::Hash + Eq, V>(map: &Mutex<HashMap<K, V>>, key: K, value: V) {
+    let mut m = map.lock().unwrap_or_else(|p| p.into_inner());
+    if m.len() >= MEMO_LIMIT {
+        m.clear();
+    }
+    m.insert(key, value);
+}
+
+impl Memo {
+    fn grant(&self, id: &str) -> Option<Arc<GrantMemo>> {
+        self.grants.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned()
+    }
+
+    /// The parsed document of `g`, from memory when it is the one stored.
+    fn grant_of(&self, g: &GrantRow) -> Result<Arc<GrantMemo>, Error> {
+        if let Some(m) = self.grant(&g.id).filter(|m| m.kind == g.kind && m.document == g.document) {
+            return Ok(m);
+        }
+        let value = curbi::json::read_str(&g.document)?;
+        let limits = if g.kind == GrantKind::Grant { limits_of(&value) } else { Limits::default() };
+        let m = Arc::new(GrantMemo { kind: g.kind, document: g.document.clone(), value, limits });
+        memo_put(&self.grants, g.id.clone(), m.clone());
+        Ok(m)
+    }
+
+    fn attested(&self, tenant: &str, key: &str) -> Option<Arc<AttestedMemo>> {
+        let m = self.attested.lock().unwrap_or_else(|p| p.into_inner());
+        m.get(&(tenant.to_string(), key.to_string())).cloned()
+    }
+
+    fn settled(&self, tenant: &str, key: &str) {
+        let mut m = self.attested.lock().unwrap_or_else(|p| p.into_inner());
+        m.remove(&(tenant.to_string(), key.to_string()));
+    }
+}
+
 /// A durable recorder on one store.
 pub struct Recorder {
     store: Arc<dyn Storage>,
@@ -310,8 +376,12 @@ pub struct Recorder {
     writer: Mutex<Ctx>,
     /// The last time this process committed, for calls to start from.
     last_time: AtomicI64,
+    /// Calls signing ahead, about to queue for the writer (see [`GATHER`]).
+    preparing: AtomicUsize,
     /// Witnesses and a publish directory for each head signed through `call_json` (crate `witness`).
     sharing: std::sync::OnceLock<crate::witness::Sharing>,
+    /// Documents and attestations this process already holds, to sign ahead and not to parse twice.
+    memo: Memo,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -399,7 +469,9 @@ impl Recorder {
             queue: Mutex::new(Queue::default()),
             writer: Mutex::new(Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: i64::MIN }),
             last_time: AtomicI64::new(i64::MIN),
+            preparing: AtomicUsize::new(0),
             sharing: std::sync::OnceLock::new(),
+            memo: Memo::default(),
         })
     }
 
@@ -439,35 +511,41 @@ impl Recorder {
 
     /// Runs `f` in a write transaction, grouped with whatever other callers are waiting, and returns once that
     /// transaction is committed (or refused). One caller at a time leads: it runs every queued call in one
-    /// transaction (each in its own savepoint), answers them all, and goes on while calls keep arriving; the others
-    /// wait for their answer. Once its own call is answered, the leader hands the lead to the oldest waiting call,
-    /// so no caller serves the others forever.
-    ///
-    /// Before it queues, the call is rehearsed on a snapshot in the caller's own thread, writes discarded, so that
-    /// its signatures are made there, beside the writer; the writer then runs it for real and reuses them.
+    /// transaction, answers them all, and goes on while calls keep arriving; the others wait for their answer. Once
+    /// its own call is answered, the leader hands the lead to the oldest waiting call before it wakes the callers it
+    /// answered, so no caller serves the others forever and the wake-ups run beside the next transaction.
     fn write<T: Send + 'static>(
         &self,
+        f: impl FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Result<T, Error> + Send + 'static,
+    ) -> Result<T, Error> {
+        self.write_at(self.call_time(), Arc::default(), false, f)
+    }
+
+    /// The time a call starts at: the clock, but not before the last time this process committed.
+    fn call_time(&self) -> i64 {
+        self.clock.now().max(self.last_time.load(Ordering::Relaxed))
+    }
+
+    /// [`Recorder::write`] for a call made at `at` that signed ahead, in its own thread, what it expects to sign
+    /// (`signer`): the writer then only checks that the bytes are the same (see [`Signer`]). What was signed ahead
+    /// is a hint, never an answer. `counted`: the call counted itself in `preparing` before it signed ahead.
+    fn write_at<T: Send + 'static>(
+        &self,
+        at: i64,
+        signer: Arc<Signer>,
+        counted: bool,
         mut f: impl FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
-        let at = self.clock.now().max(self.last_time.load(Ordering::Relaxed));
-        let signer = Arc::new(Signer::default());
-        // Rehearse only when another call is leading, so this one would wait anyway; alone, it leads at once.
-        // Whatever the rehearsal finds (an error included) is found again by the real run.
-        let busy = self.queue.lock().unwrap_or_else(|p| p.into_inner()).leading;
-        let _ = busy.then(|| {
-            self.store.read(&mut |tx| {
-                let mut scratch = Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: at };
-                let batch = Batch { now: at, rehearsal: true, signer: &signer };
-                let _ = f(self, &mut Rehearsal(tx), &mut scratch, &batch);
-                Ok(())
-            })
-        });
         let (done, answer) = sync_channel(1);
         let run: Run =
             Box::new(move |r, tx, ctx, batch| f(r, tx, ctx, batch).map(|t| Box::new(t) as Box<dyn Any + Send>));
+        let own = Arc::as_ptr(&signer);
         let lead = {
             let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
             q.jobs.push(Job { run, done, at, signer });
+            if counted {
+                self.preparing.fetch_sub(1, Ordering::Relaxed);
+            }
             !std::mem::replace(&mut q.leading, true)
         };
         if !lead {
@@ -478,16 +556,30 @@ impl Recorder {
             }
         }
         loop {
+            // Calls signing ahead are about to queue: wait a little for them, so that they share this commit.
+            if self.preparing.load(Ordering::Relaxed) > 0 {
+                let until = std::time::Instant::now() + GATHER;
+                while self.preparing.load(Ordering::Relaxed) > 0 && std::time::Instant::now() < until {
+                    std::thread::yield_now();
+                }
+            }
             let jobs: Vec<Job> = {
                 let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
                 let n = q.jobs.len().min(MAX_GROUP);
                 q.jobs.drain(..n).collect()
             };
-            {
+            let answers = {
                 let mut ctx = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-                self.run_batch(&mut ctx, jobs);
-            }
-            if let Ok(msg) = answer.try_recv() {
+                self.run_batch(&mut ctx, jobs)
+            };
+            let mine = answers.iter().position(|(job, _)| Arc::as_ptr(&job.signer) == own);
+            let answers = answers.into_iter();
+            let Some(i) = mine else {
+                // Our own call was not in this group (more than MAX_GROUP were waiting): answer these, go on.
+                answers.for_each(|(job, out)| drop(job.done.send(Msg::Done(out))));
+                continue;
+            };
+            {
                 let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
                 match q.jobs.first() {
                     Some(next) => {
@@ -495,93 +587,125 @@ impl Recorder {
                     }
                     None => q.leading = false,
                 }
-                drop(q);
-                return match msg {
-                    Msg::Done(out) => downcast(out),
-                    Msg::Lead => Err(err(ErrorCode::Internal, "", "the lead came back to a leader")),
-                };
             }
+            let mut out = None;
+            for (k, (job, o)) in answers.enumerate() {
+                if k == i {
+                    out = Some(o);
+                } else {
+                    let _ = job.done.send(Msg::Done(o));
+                }
+            }
+            return out.map_or_else(|| Err(err(ErrorCode::Internal, "", "the leader lost its own answer")), downcast);
         }
     }
 
-    fn run_batch(&self, ctx: &mut Ctx, mut jobs: Vec<Job>) {
+    /// Runs a group of calls in one transaction and returns each call with its answer (sent by the caller of this,
+    /// once the writer is free). The calls first run one after another in the transaction itself: one refused
+    /// before it wrote anything (the usual refusals: a conflict, an unknown key) leaves nothing to undo, and no
+    /// savepoint makes SQLite copy every page a call touches. If one fails after it wrote, or with an error of the
+    /// store's, the transaction is rolled back and the group runs again, each call in its own savepoint, so that
+    /// its error leaves the others' work intact.
+    fn run_batch(&self, ctx: &mut Ctx, jobs: Vec<Job>) -> Vec<(Job, Output)> {
+        let mut jobs = jobs;
         let mut outputs: Vec<Output> = Vec::with_capacity(jobs.len());
         let alone = jobs.len() == 1;
-        let committed = self.store.write(&mut |tx| {
-            outputs.clear();
-            let version = tx.data_version()?;
-            if !ctx.fresh || ctx.version != Some(version) {
-                // Another connection committed since our last transaction (or ours failed): read again what we
-                // keep in memory. Otherwise nothing but us wrote, and what we keep is what is on disk.
-                match tx.meta("active_kid")? {
-                    Some(k) if k == self.kid => {}
-                    _ => {
-                        return Err(err(
-                            ErrorCode::KeyRotated,
-                            "",
-                            "another process rotated the log's key; reopen the recorder with the new key",
-                        ));
+        let mut savepoints = false;
+        let mut restart = false;
+        let committed = loop {
+            let committed = self.store.write(&mut |tx| {
+                outputs.clear();
+                let version = tx.data_version()?;
+                if !ctx.fresh || ctx.version != Some(version) {
+                    // Another connection committed since our last transaction (or ours failed): read again what we
+                    // keep in memory. Otherwise nothing but us wrote, and what we keep is what is on disk.
+                    match tx.meta("active_kid")? {
+                        Some(k) if k == self.kid => {}
+                        _ => {
+                            return Err(err(
+                                ErrorCode::KeyRotated,
+                                "",
+                                "another process rotated the log's key; reopen the recorder with the new key",
+                            ));
+                        }
                     }
+                    ctx.last_time = stored_time(tx)?;
+                    ctx.frontier = Frontier::load(tx, tx.size()?)?;
+                    ctx.version = Some(version);
+                    ctx.fresh = true;
                 }
-                ctx.last_time = stored_time(tx)?;
-                ctx.frontier = Frontier::load(tx, tx.size()?)?;
-                ctx.version = Some(version);
-                ctx.fresh = true;
-            }
-            let start = ctx.last_time;
-            let mut latest = start;
-            failpoint::hit("write.begin");
-            if alone {
-                // One call: its own transaction is its savepoint.
-                let job = &mut jobs[0];
-                let now = job.at.max(start);
-                latest = latest.max(now);
-                let signer = job.signer.clone();
-                let out = run_caught(job, self, tx, ctx, &Batch { now, rehearsal: false, signer: &signer });
-                let failed = out.as_ref().err().cloned();
-                outputs.push(out);
-                if let Some(e) = failed {
-                    return Err(e);
-                }
-            } else {
-                for job in jobs.iter_mut() {
-                    tx.savepoint()?;
-                    let before = ctx.frontier.clone();
+                let start = ctx.last_time;
+                let mut latest = start;
+                failpoint::hit("write.begin");
+                if alone {
+                    // One call: its own transaction is its savepoint.
+                    let job = &mut jobs[0];
                     let now = job.at.max(start);
                     latest = latest.max(now);
                     let signer = job.signer.clone();
-                    let out = run_caught(job, self, tx, ctx, &Batch { now, rehearsal: false, signer: &signer });
-                    if out.is_ok() {
-                        tx.release_savepoint()?;
-                    } else {
-                        tx.rollback_to_savepoint()?;
-                        ctx.frontier = before;
-                    }
+                    let out = run_caught(job, self, tx, ctx, &Batch { now, signer: &signer });
+                    let failed = out.as_ref().err().cloned();
                     outputs.push(out);
+                    if let Some(e) = failed {
+                        return Err(e);
+                    }
+                } else {
+                    for job in jobs.iter_mut() {
+                        let now = job.at.max(start);
+                        latest = latest.max(now);
+                        let signer = job.signer.clone();
+                        let batch = Batch { now, signer: &signer };
+                        if savepoints {
+                            tx.savepoint()?;
+                            let before = ctx.frontier.clone();
+                            let out = run_caught(job, self, tx, ctx, &batch);
+                            if out.is_ok() {
+                                tx.release_savepoint()?;
+                            } else {
+                                tx.rollback_to_savepoint()?;
+                                ctx.frontier = before;
+                            }
+                            outputs.push(out);
+                        } else {
+                            let size = ctx.frontier.size();
+                            let mut tracked = Tracked { tx: &mut *tx, wrote: false };
+                            let out = run_caught(job, self, &mut tracked, ctx, &batch);
+                            let wrote = tracked.wrote || ctx.frontier.size() != size;
+                            if out.as_ref().is_err_and(|e| wrote || from_store(e)) {
+                                restart = true;
+                                return Err(err(ErrorCode::Internal, "", "a call failed after it wrote"));
+                            }
+                            outputs.push(out);
+                        }
+                    }
                 }
+                if latest != ctx.last_time {
+                    tx.set_meta("last_time", &latest.to_string())?;
+                    ctx.last_time = latest;
+                }
+                failpoint::hit("commit.before");
+                Ok(())
+            });
+            if committed.is_err() && std::mem::take(&mut restart) {
+                // Nothing of this transaction was kept (what we keep in memory is read again): the same group
+                // again, with savepoints.
+                ctx.fresh = false;
+                savepoints = true;
+                continue;
             }
-            if latest != ctx.last_time {
-                tx.set_meta("last_time", &latest.to_string())?;
-                ctx.last_time = latest;
-            }
-            failpoint::hit("commit.before");
-            Ok(())
-        });
+            break committed;
+        };
         match committed {
             Ok(()) => {
                 self.last_time.fetch_max(ctx.last_time, Ordering::Relaxed);
                 failpoint::hit("commit.after");
-                for (job, out) in jobs.into_iter().zip(outputs) {
-                    let _ = job.done.send(Msg::Done(out));
-                }
+                jobs.into_iter().zip(outputs).collect()
             }
             Err(e) => {
                 ctx.fresh = false;
                 // A call that failed alone gets its own error; every other call gets the transaction's.
                 let own = if alone { outputs.pop().and_then(Result::err) } else { None };
-                for job in jobs {
-                    let _ = job.done.send(Msg::Done(Err(own.clone().unwrap_or_else(|| e.clone()))));
-                }
+                jobs.into_iter().map(|job| (job, Err(own.clone().unwrap_or_else(|| e.clone())))).collect()
             }
         }
     }
@@ -605,6 +729,12 @@ fn open_postgres(url: &str) -> Result<Arc<dyn Storage>, Error> {
 fn open_postgres(url: &str) -> Result<Arc<dyn Storage>, Error> {
     let m = format!("{}: this build has no PostgreSQL store (feature `postgres`)", crate::store::redact_url(url));
     Err(err(ErrorCode::Unsupported, "/path", m))
+}
+
+/// An error the store may have raised, after which the transaction may be unusable (PostgreSQL aborts it at a
+/// failed statement), as opposed to a refusal the recorder decided on before it wrote.
+fn from_store(e: &Error) -> bool {
+    matches!(e.code, ErrorCode::Storage | ErrorCode::Busy | ErrorCode::Corrupt | ErrorCode::Internal)
 }
 
 /// Runs one call; a panic in it (a bug) is that call's `internal` error, never a stuck leader.
@@ -676,17 +806,44 @@ fn adopt_key(tx: &mut dyn Tx, kid: &str, x: &str, rotate: bool, now: i64) -> Res
     tx.set_meta("active_kid", kid)
 }
 
-/// The action check reads the grant with the uses the recorder counted; a host-supplied count is never read.
-fn grant_with_uses(document: &str, used: u64) -> Result<Value, Error> {
-    let mut v = curbi::json::read_str(document)?;
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("used".into(), used.into());
-    }
-    Ok(v)
-}
-
 /// The operation a mandate's purchase is attested as (its resource: `checkout:<id>`).
 pub const PURCHASE_OPERATION: &str = "checkout.complete";
+
+/// Makes `m` the mutation a purchase attests: `checkout.complete` on `checkout:<id>` for the charge's total and
+/// currency (tenant, idempotency key and agent stay the caller's). Builds nothing when `m` already is that.
+fn charge_into(m: &mut Mutation, id: &str, c: &purchase::Charge) {
+    if m.operation != PURCHASE_OPERATION {
+        m.operation = PURCHASE_OPERATION.into();
+    }
+    if m.resource.strip_prefix("checkout:") != Some(id) {
+        m.resource = format!("checkout:{id}");
+    }
+    m.amount = Some(c.total);
+    if m.currency.as_deref() != Some(c.currency.as_str()) {
+        m.currency = Some(c.currency.clone());
+    }
+}
+
+/// The mutation of a purchase by `agent` of `checkout` (see [`charge_into`]); when the checkout's id, total or
+/// currency does not read, only its tenant, key and agent (the purchase check DENYs such a checkout, so nothing is
+/// attested for it).
+pub(crate) fn purchase_mutation(tenant: String, idempotency_key: String, agent: String, checkout: &Value) -> Mutation {
+    let mut m = Mutation {
+        tenant,
+        idempotency_key,
+        agent,
+        operation: PURCHASE_OPERATION.into(),
+        resource: "checkout".into(),
+        amount: None,
+        currency: None,
+    };
+    if let Some(c) = purchase::checkout_charge(checkout)
+        && let Some(id) = &c.id
+    {
+        charge_into(&mut m, id, &c);
+    }
+    m
+}
 
 /// The ledger the purchase check reads for a mandate: the recorder's own records of it.
 fn ledger_of(g: &GrantRow) -> Result<Value, Error> {
@@ -714,6 +871,13 @@ fn limits_of(grant: &Value) -> Limits {
 fn request_hash(r: &AttestRequest) -> Hash {
     let m = &r.mutation;
     let amount = m.amount.map(|a| a.to_string()).unwrap_or_default();
+    // A purchase's operation, resource, amount and currency are its checkout's, which is hashed whole below; these
+    // fixed names (what the JSON surface passed before it read them from the checkout) keep every purchase's hash
+    // what it was when it was recorded.
+    let (operation, resource, amount, currency) = match &r.checkout {
+        Some(_) => (PURCHASE_OPERATION, "checkout", "", ""),
+        None => (m.operation.as_str(), m.resource.as_str(), amount.as_str(), m.currency.as_deref().unwrap_or("")),
+    };
     let mut bytes = Vec::new();
     for part in [
         "curbi-recorder-attest-v1",
@@ -721,10 +885,10 @@ fn request_hash(r: &AttestRequest) -> Hash {
         &m.idempotency_key,
         &r.grant,
         &m.agent,
-        &m.operation,
-        &m.resource,
-        &amount,
-        m.currency.as_deref().unwrap_or(""),
+        operation,
+        resource,
+        amount,
+        currency,
         // The checkout as read (its members sorted): the same cart however its JSON was written.
         &r.checkout.as_ref().map(Value::to_string).unwrap_or_default(),
     ] {
@@ -812,9 +976,41 @@ impl Recorder {
         gate::attestation_for(m, &Limits::default(), None, 0, 1)
             .check()
             .map_err(|e| err(ErrorCode::InvalidValue, "/action", e.0))?;
-        let request = request.clone();
-        let hash = request_hash(&request);
-        self.write(move |r, tx, _, batch| {
+        let hash = request_hash(request);
+        // A purchase attests the charge the check allows: the checkout's total, in its currency. Read here, once
+        // per call, outside the writer; the JSON surface already built the mutation from it (`purchase_mutation`).
+        let charge = request.checkout.as_ref().map(purchase::checkout_charge);
+        let mut request = request.clone();
+        let purchase = match &charge {
+            None => Ok(()),
+            Some(Some(c)) => match &c.id {
+                Some(id) => {
+                    charge_into(&mut request.mutation, id, c);
+                    Ok(())
+                }
+                None => Err(err(ErrorCode::MissingField, "/checkout/id", "a checkout needs an id")),
+            },
+            Some(None) => Err(err(ErrorCode::InvalidValue, "/checkout", "the checkout's total does not read")),
+        };
+        let reserved = charge.as_ref().and_then(|c| c.as_ref().map(|c| c.total));
+        let ttl = self.attestation_ttl;
+        let ahead = |at: i64, signer: &Signer| -> Result<(), Error> {
+            // Sign ahead the attestation an ALLOW would issue, when this process knows the grant's document.
+            let Some(g) = self.memo.grant(&request.grant) else { return Ok(()) };
+            if purchase.is_err() || (g.kind == GrantKind::Mandate) != request.checkout.is_some() {
+                return Ok(());
+            }
+            let attestation = gate::attestation_for(&request.mutation, &g.limits, Some(&request.grant), at, ttl);
+            if attestation.check().is_ok() {
+                signer.sign(self, Kind::Attestation, attestation.to_payload())?;
+            }
+            Ok(())
+        };
+        let at = self.call_time();
+        let signer = Arc::new(Signer::default());
+        self.preparing.fetch_add(1, Ordering::Relaxed);
+        let _ = ahead(at, &signer);
+        self.write_at(at, signer, true, move |r, tx, _, batch| {
             let m = &request.mutation;
             if let Some(a) = tx.action(&m.tenant, &m.idempotency_key)? {
                 if a.request_hash != hash {
@@ -839,18 +1035,20 @@ impl Recorder {
             let g = tx
                 .grant(&request.grant)?
                 .ok_or_else(|| err(ErrorCode::UnknownGrant, named, format!("no grant or mandate {}", request.grant)))?;
+            let doc = r.memo.grant_of(&g)?;
             let now = timestamp(batch.now)?;
             // The check runs on the recorder's own ledger: uses for a grant; spent, reserved and uses for a mandate.
-            let (decision, limits, charge) = match (g.kind, &request.checkout) {
+            let decision = match (g.kind, &request.checkout) {
                 (GrantKind::Grant, None) => {
-                    let grant = grant_with_uses(&g.document, g.used)?;
-                    (purchase::verify_action(&grant, &gate::action_document(m), now), limits_of(&grant), None)
+                    let mut grant = doc.value.clone();
+                    if let Some(obj) = grant.as_object_mut() {
+                        obj.insert("used".into(), g.used.into());
+                    }
+                    purchase::verify_action(&grant, &gate::action_document(m), now)
                 }
                 (GrantKind::Mandate, Some(checkout)) => {
-                    let mandate = curbi::json::read_str(&g.document)?;
                     let ledger = ledger_of(&g)?;
-                    let decision = purchase::verify_checkout(&mandate, checkout, Some(&ledger), now);
-                    (decision, Limits::default(), purchase::checkout_charge(checkout))
+                    purchase::verify_checkout(&doc.value, checkout, Some(&ledger), now)
                 }
                 (GrantKind::Grant, Some(_)) => {
                     return Err(err(
@@ -874,28 +1072,8 @@ impl Recorder {
             if !issue {
                 return Ok(answer);
             }
-            // A purchase attests the charge the check allowed: the checkout's total, in its currency.
-            let purchase_mutation;
-            let m = match (&request.checkout, charge) {
-                (None, _) => m,
-                (Some(_), Some(c)) => {
-                    let id =
-                        c.id.ok_or_else(|| err(ErrorCode::MissingField, "/checkout/id", "a checkout needs an id"))?;
-                    purchase_mutation = Mutation {
-                        operation: PURCHASE_OPERATION.into(),
-                        resource: format!("checkout:{id}"),
-                        amount: Some(c.total),
-                        currency: Some(c.currency),
-                        ..m.clone()
-                    };
-                    &purchase_mutation
-                }
-                (Some(_), None) => {
-                    return Err(err(ErrorCode::InvalidValue, "/checkout", "the checkout's total does not read"));
-                }
-            };
-            let reserved = request.checkout.as_ref().and(m.amount);
-            let attestation = gate::attestation_for(m, &limits, Some(&g.id), batch.now, r.attestation_ttl);
+            purchase.clone()?;
+            let attestation = gate::attestation_for(m, &doc.limits, Some(&g.id), batch.now, r.attestation_ttl);
             attestation.check().map_err(|e| err(ErrorCode::InvalidValue, "/action", e.0))?;
             let envelope = batch.signer.sign(r, Kind::Attestation, attestation.to_payload())?;
             let compact = envelope.to_compact();
@@ -909,7 +1087,7 @@ impl Recorder {
                 state: ActionState::Attested,
                 reserved,
                 answer: text,
-                attestation: compact,
+                attestation: compact.clone(),
                 created: batch.now,
                 updated: batch.now,
                 outcome_hash: None,
@@ -921,6 +1099,9 @@ impl Recorder {
                 Some(amount) => tx.account(&g.id, 0, amount, None)?,
                 None => tx.add_uses(&g.id, 1)?,
             }
+            // Its confirm, from this process, then neither reads nor parses the attestation again.
+            let key = (m.tenant.clone(), m.idempotency_key.clone());
+            memo_put(&r.memo.attested, key, Arc::new(AttestedMemo { compact, envelope, attestation }));
             Ok(answer)
         })
     }
@@ -955,7 +1136,26 @@ impl Recorder {
             ));
         }
         let (tenant, key) = (tenant.to_string(), key.to_string());
-        self.write(move |r, tx, ctx, batch| {
+        let at = self.call_time();
+        let signer = Arc::new(Signer::default());
+        // Sign ahead, in this thread, the receipt of an attestation this process issued, with the evidence checked
+        // against it: the writer then only reads the action's state and appends.
+        self.preparing.fetch_add(1, Ordering::Relaxed);
+        let known = match &outcome {
+            Outcome::Done(e) | Outcome::Failed(e) => self.memo.attested(&tenant, &key).map(|m| {
+                let checked = gate::check_evidence(&m.attestation, e).is_ok();
+                if checked {
+                    let status = if matches!(outcome, Outcome::Done(_)) { Status::Done } else { Status::Failed };
+                    let receipt = gate::receipt_for(&m.envelope, &m.attestation, status, e, at, self.receipt_ttl);
+                    if receipt.check().is_ok() {
+                        let _ = signer.sign(self, Kind::Receipt, receipt.to_payload());
+                    }
+                }
+                (m, checked)
+            }),
+            Outcome::Unknown | Outcome::NotPerformed => None,
+        };
+        self.write_at(at, signer, true, move |r, tx, ctx, batch| {
             let a = tx.action(&tenant, &key)?.ok_or_else(|| {
                 err(
                     ErrorCode::NotAttested,
@@ -1007,6 +1207,7 @@ impl Recorder {
                 }
                 Outcome::NotPerformed => {
                     tx.settle_action(&tenant, &key, ActionState::Released, Some(&digest), batch.now)?;
+                    r.memo.settled(&tenant, &key);
                     batch.hit("settle.released");
                     match a.reserved {
                         Some(amount) => tx.account(&a.grant, 0, -amount, None)?,
@@ -1017,13 +1218,25 @@ impl Recorder {
                 Outcome::Done(e) => (Status::Done, e),
                 Outcome::Failed(e) => (Status::Failed, e),
             };
-            let envelope = Envelope::parse(Kind::Attestation, &a.attestation)
-                .map_err(|e| err(ErrorCode::Corrupt, "", format!("a stored attestation does not read: {}", e.0)))?;
-            let attestation = envelope
-                .attestation()
-                .map_err(|e| err(ErrorCode::Corrupt, "", format!("a stored attestation: {}", e.0)))?;
-            gate::check_evidence(&attestation, evidence).map_err(gate_error)?;
-            let receipt = gate::receipt_for(&envelope, &attestation, status, evidence, batch.now, r.receipt_ttl);
+            // The attestation as this process issued it when that is the one stored, else parsed from the store.
+            let parsed;
+            let (envelope, attestation, checked) = match known.as_ref().filter(|(m, _)| m.compact == a.attestation) {
+                Some((m, checked)) => (&m.envelope, &m.attestation, *checked),
+                None => {
+                    let envelope = Envelope::parse(Kind::Attestation, &a.attestation).map_err(|e| {
+                        err(ErrorCode::Corrupt, "", format!("a stored attestation does not read: {}", e.0))
+                    })?;
+                    let attestation = envelope
+                        .attestation()
+                        .map_err(|e| err(ErrorCode::Corrupt, "", format!("a stored attestation: {}", e.0)))?;
+                    parsed = (envelope, attestation);
+                    (&parsed.0, &parsed.1, false)
+                }
+            };
+            if !checked {
+                gate::check_evidence(attestation, evidence).map_err(gate_error)?;
+            }
+            let receipt = gate::receipt_for(envelope, attestation, status, evidence, batch.now, r.receipt_ttl);
             receipt.check().map_err(|e| err(ErrorCode::Internal, "", e.0))?;
             let signed = batch.signer.sign(r, Kind::Receipt, receipt.to_payload())?;
             let compact = signed.to_compact();
@@ -1043,6 +1256,7 @@ impl Recorder {
             batch.hit("settle.appended");
             let state = if status == Status::Done { ActionState::Done } else { ActionState::Failed };
             tx.settle_action(&tenant, &key, state, Some(&digest), batch.now)?;
+            r.memo.settled(&tenant, &key);
             if let Some(amount) = a.reserved {
                 // A completed purchase is spent and counts as a use of its mandate; a failed one returns its reserve.
                 if status == Status::Done {
@@ -1084,11 +1298,6 @@ impl Recorder {
     /// is never a second head, let alone a second root, for one size.
     pub fn checkpoint(&self) -> Result<Head, Error> {
         self.write(|r, tx, ctx, batch| {
-            if batch.rehearsal {
-                // A rehearsal signs ahead what the real run will sign again; a head depends on the log's size when
-                // the writer runs, which a rehearsal cannot know, so there is nothing to sign ahead.
-                return Ok(Head { size: 0, note: String::new() });
-            }
             let size = ctx.frontier.size();
             if let Some(h) = tx.head(size)? {
                 if h.root != ctx.frontier.root() {
@@ -1279,90 +1488,114 @@ impl Recorder {
     }
 }
 
-/// A transaction whose writes are discarded: the rehearsal of a call reads the snapshot and writes nothing.
-struct Rehearsal<'t>(&'t mut dyn Tx);
+/// The transaction as one call of a group sees it, noting whether the call wrote anything (see
+/// [`Recorder::run_batch`]).
+struct Tracked<'t> {
+    tx: &'t mut dyn Tx,
+    wrote: bool,
+}
 
-impl curbi::proof::merkle::NodeStore for Rehearsal<'_> {
+impl curbi::proof::merkle::NodeStore for Tracked<'_> {
     type Error = Error;
     fn node(&self, level: u32, index: u64) -> Result<Option<Hash>, Error> {
-        self.0.node(level, index)
+        self.tx.node(level, index)
     }
 }
 
-impl Tx for Rehearsal<'_> {
+impl Tx for Tracked<'_> {
     fn meta(&self, name: &str) -> Result<Option<String>, Error> {
-        self.0.meta(name)
+        self.tx.meta(name)
     }
-    fn set_meta(&mut self, _: &str, _: &str) -> Result<(), Error> {
-        Ok(())
+    fn set_meta(&mut self, name: &str, value: &str) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.set_meta(name, value)
     }
     fn keys(&self) -> Result<Vec<KeyRow>, Error> {
-        self.0.keys()
+        self.tx.keys()
     }
-    fn insert_key(&mut self, _: &KeyRow) -> Result<(), Error> {
-        Ok(())
+    fn insert_key(&mut self, key: &KeyRow) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.insert_key(key)
     }
-    fn close_key(&mut self, _: &str, _: i64) -> Result<(), Error> {
-        Ok(())
+    fn close_key(&mut self, kid: &str, expires: i64) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.close_key(kid, expires)
     }
     fn grant(&self, id: &str) -> Result<Option<GrantRow>, Error> {
-        self.0.grant(id)
+        self.tx.grant(id)
     }
-    fn insert_grant(&mut self, _: &GrantRow, _: i64) -> Result<(), Error> {
-        Ok(())
+    fn insert_grant(&mut self, grant: &GrantRow, at: i64) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.insert_grant(grant, at)
     }
-    fn add_uses(&mut self, _: &str, _: i64) -> Result<(), Error> {
-        Ok(())
+    fn add_uses(&mut self, id: &str, delta: i64) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.add_uses(id, delta)
     }
-    fn account(&mut self, _: &str, _: i64, _: i64, _: Option<i64>) -> Result<(), Error> {
-        Ok(())
+    fn account(&mut self, id: &str, spent: i64, reserved: i64, last_use: Option<i64>) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.account(id, spent, reserved, last_use)
     }
     fn action(&self, tenant: &str, key: &str) -> Result<Option<ActionRow>, Error> {
-        self.0.action(tenant, key)
+        self.tx.action(tenant, key)
     }
-    fn insert_action(&mut self, _: &ActionRow) -> Result<(), Error> {
-        Ok(())
+    fn insert_action(&mut self, action: &ActionRow) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.insert_action(action)
     }
-    fn settle_action(&mut self, _: &str, _: &str, _: ActionState, _: Option<&Hash>, _: i64) -> Result<(), Error> {
-        Ok(())
+    fn settle_action(
+        &mut self,
+        tenant: &str,
+        key: &str,
+        state: ActionState,
+        outcome: Option<&Hash>,
+        at: i64,
+    ) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.settle_action(tenant, key, state, outcome, at)
     }
     fn open_actions(&self, limit: usize) -> Result<Vec<ActionRow>, Error> {
-        self.0.open_actions(limit)
+        self.tx.open_actions(limit)
     }
     fn size(&self) -> Result<u64, Error> {
-        self.0.size()
+        self.tx.size()
     }
-    fn append(&mut self, _: &ReceiptRow, _: &str, _: &[(u32, u64, Hash)]) -> Result<(), Error> {
-        Ok(())
+    fn append(&mut self, receipt: &ReceiptRow, resource: &str, nodes: &[(u32, u64, Hash)]) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.append(receipt, resource, nodes)
     }
     fn receipts_about(&self, by: About<'_>, limit: usize) -> Result<Vec<String>, Error> {
-        self.0.receipts_about(by, limit)
+        self.tx.receipts_about(by, limit)
     }
     fn receipt(&self, seq: u64) -> Result<Option<ReceiptRow>, Error> {
-        self.0.receipt(seq)
+        self.tx.receipt(seq)
     }
     fn receipt_of(&self, tenant: &str, key: &str) -> Result<Option<ReceiptRow>, Error> {
-        self.0.receipt_of(tenant, key)
+        self.tx.receipt_of(tenant, key)
     }
     fn head(&self, size: u64) -> Result<Option<HeadRow>, Error> {
-        self.0.head(size)
+        self.tx.head(size)
     }
     fn latest_head(&self) -> Result<Option<HeadRow>, Error> {
-        self.0.latest_head()
+        self.tx.latest_head()
     }
-    fn insert_head(&mut self, _: &HeadRow) -> Result<(), Error> {
-        Ok(())
+    fn insert_head(&mut self, head: &HeadRow) -> Result<(), Error> {
+        self.wrote = true;
+        self.tx.insert_head(head)
     }
     fn data_version(&mut self) -> Result<u64, Error> {
-        self.0.data_version()
+        self.tx.data_version()
     }
     fn savepoint(&mut self) -> Result<(), Error> {
-        Ok(())
+        self.wrote = true;
+        self.tx.savepoint()
     }
     fn release_savepoint(&mut self) -> Result<(), Error> {
-        Ok(())
+        self.wrote = true;
+        self.tx.release_savepoint()
     }
     fn rollback_to_savepoint(&mut self) -> Result<(), Error> {
-        Ok(())
+        self.wrote = true;
+        self.tx.rollback_to_savepoint()
     }
 }

@@ -220,20 +220,25 @@ fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, Error> {
     Ok(c)
 }
 
+/// Runs one statement without parameters, kept prepared (transaction control runs several times per group commit).
+fn run(c: &Connection, sql: &str) -> Result<(), Error> {
+    c.prepare_cached(sql).and_then(|mut st| st.execute([])).map(|_| ()).map_err(storage)
+}
+
 /// Runs `f` in a `BEGIN IMMEDIATE` transaction, committing on `Ok`.
 fn immediate(c: &Connection, f: &mut dyn FnMut(&Connection) -> Result<(), Error>) -> Result<(), Error> {
     transaction(c, "BEGIN IMMEDIATE", f)
 }
 
 fn transaction(c: &Connection, begin: &str, f: &mut dyn FnMut(&Connection) -> Result<(), Error>) -> Result<(), Error> {
-    c.execute_batch(begin).map_err(storage)?;
+    run(c, begin)?;
     match f(c) {
-        Ok(()) => match c.execute_batch("COMMIT") {
+        Ok(()) => match run(c, "COMMIT") {
             Ok(()) => Ok(()),
             Err(e) => {
                 // A failed COMMIT may leave the transaction open; nothing of it was acknowledged.
                 let _ = c.execute_batch("ROLLBACK");
-                Err(storage(e))
+                Err(e)
             }
         },
         Err(e) => {
@@ -583,8 +588,9 @@ impl Tx for SqliteTx<'_> {
         let mut st = self
             .c
             .prepare_cached(
+                // One row of VALUES (not INSERT … SELECT): SQLite then needs no statement journal for it.
                 "INSERT INTO receipt_subjects (seq, resource, conversation) \
-                 SELECT ?1, ?2, conversation FROM actions WHERE tenant = ?3 AND idempotency_key = ?4",
+                 VALUES (?1, ?2, (SELECT conversation FROM actions WHERE tenant = ?3 AND idempotency_key = ?4))",
             )
             .map_err(storage)?;
         st.execute(params![to_i64(r.seq)?, resource, r.tenant, r.idempotency_key]).map_err(storage)?;
@@ -653,11 +659,11 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn savepoint(&mut self) -> Result<(), Error> {
-        self.c.execute_batch("SAVEPOINT call").map_err(storage)
+        run(self.c, "SAVEPOINT call")
     }
 
     fn release_savepoint(&mut self) -> Result<(), Error> {
-        self.c.execute_batch("RELEASE call").map_err(storage)
+        run(self.c, "RELEASE call")
     }
 
     fn rollback_to_savepoint(&mut self) -> Result<(), Error> {
