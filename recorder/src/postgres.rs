@@ -24,7 +24,8 @@ use postgres::{Client, NoTls, Row, SimpleQueryMessage, Statement};
 
 use crate::sqlite::{SCHEMA_VERSION, STORED_FROM_LEVEL, hash_of, subtree_root, to_i64, to_u64};
 use crate::store::{
-    About, ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx, redact_url as redact,
+    About, ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Settle, Storage, Tx,
+    redact_url as redact,
 };
 
 /// The key of the advisory lock every write transaction takes (`pg_advisory_xact_lock(7166482846383711079)`,
@@ -700,17 +701,10 @@ impl Tx for PgTx<'_> {
         .map(|_| ())
     }
 
-    fn settle_action(
-        &mut self,
-        tenant: &str,
-        key: &str,
-        state: ActionState,
-        outcome_hash: Option<&Hash>,
-        at: i64,
-    ) -> Result<(), Error> {
+    fn settle_action(&mut self, s: &Settle<'_>) -> Result<(), Error> {
         self.exec(
             "UPDATE actions SET state = $3, outcome_hash = $4, updated = $5 WHERE tenant = $1 AND idempotency_key = $2",
-            &[&tenant, &key, &state.as_str(), &outcome_hash.map(|h| h.as_slice()), &at],
+            &[&s.tenant, &s.idempotency_key, &s.state.as_str(), &s.outcome_hash.map(|h| h.as_slice()), &s.at],
         )
         .map(|_| ())
     }

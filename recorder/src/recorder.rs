@@ -26,7 +26,9 @@ use serde_json::Value;
 use crate::failpoint;
 use crate::keyfile::LoadedKey;
 use crate::sqlite::SqliteStore;
-use crate::store::{About, ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
+use crate::store::{
+    About, ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Settle, Storage, Tx,
+};
 use crate::tree::Frontier;
 
 /// Most calls one commit groups.
@@ -1201,12 +1203,12 @@ impl Recorder {
             }
             let (status, evidence) = match &outcome {
                 Outcome::Unknown => {
-                    tx.settle_action(&tenant, &key, ActionState::Held, None, batch.now)?;
+                    tx.settle_action(&settle(&tenant, &key, ActionState::Held, None, batch.now))?;
                     batch.hit("settle.held");
                     return Ok(Settled { status: "HELD".into(), seq: None, receipt: None });
                 }
                 Outcome::NotPerformed => {
-                    tx.settle_action(&tenant, &key, ActionState::Released, Some(&digest), batch.now)?;
+                    tx.settle_action(&settle(&tenant, &key, ActionState::Released, Some(&digest), batch.now))?;
                     r.memo.settled(&tenant, &key);
                     batch.hit("settle.released");
                     match a.reserved {
@@ -1255,7 +1257,7 @@ impl Recorder {
             tx.append(&row, &attestation.resource, &nodes)?;
             batch.hit("settle.appended");
             let state = if status == Status::Done { ActionState::Done } else { ActionState::Failed };
-            tx.settle_action(&tenant, &key, state, Some(&digest), batch.now)?;
+            tx.settle_action(&settle(&tenant, &key, state, Some(&digest), batch.now))?;
             r.memo.settled(&tenant, &key);
             if let Some(amount) = a.reserved {
                 // A completed purchase is spent and counts as a use of its mandate; a failed one returns its reserve.
@@ -1543,16 +1545,9 @@ impl Tx for Tracked<'_> {
         self.wrote = true;
         self.tx.insert_action(action)
     }
-    fn settle_action(
-        &mut self,
-        tenant: &str,
-        key: &str,
-        state: ActionState,
-        outcome: Option<&Hash>,
-        at: i64,
-    ) -> Result<(), Error> {
+    fn settle_action(&mut self, settle: &Settle<'_>) -> Result<(), Error> {
         self.wrote = true;
-        self.tx.settle_action(tenant, key, state, outcome, at)
+        self.tx.settle_action(settle)
     }
     fn open_actions(&self, limit: usize) -> Result<Vec<ActionRow>, Error> {
         self.tx.open_actions(limit)
@@ -1598,4 +1593,8 @@ impl Tx for Tracked<'_> {
         self.wrote = true;
         self.tx.rollback_to_savepoint()
     }
+}
+
+fn settle<'a>(tenant: &'a str, key: &'a str, state: ActionState, outcome: Option<&'a Hash>, at: i64) -> Settle<'a> {
+    Settle { tenant, idempotency_key: key, state, outcome_hash: outcome, at }
 }

@@ -11,7 +11,9 @@ use curbi::proof::merkle::{Hash, NodeStore, leaf_hash, node_hash};
 use curbi::{Error, ErrorCode};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 
-use crate::store::{About, ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Storage, Tx};
+use crate::store::{
+    About, ActionRow, ActionState, GrantKind, GrantRow, HeadRow, KeyRow, ReceiptRow, Settle, Storage, Tx,
+};
 
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: &str = "2";
@@ -536,21 +538,14 @@ impl Tx for SqliteTx<'_> {
         .map_err(storage)
     }
 
-    fn settle_action(
-        &mut self,
-        tenant: &str,
-        key: &str,
-        state: ActionState,
-        outcome_hash: Option<&Hash>,
-        at: i64,
-    ) -> Result<(), Error> {
+    fn settle_action(&mut self, s: &Settle<'_>) -> Result<(), Error> {
         let mut st = self
             .c
             .prepare_cached(
                 "UPDATE actions SET state = ?3, outcome_hash = ?4, updated = ?5 WHERE tenant = ?1 AND idempotency_key = ?2",
             )
             .map_err(storage)?;
-        st.execute(params![tenant, key, state.as_str(), outcome_hash.map(|h| h.as_slice()), at])
+        st.execute(params![s.tenant, s.idempotency_key, s.state.as_str(), s.outcome_hash.map(|h| h.as_slice()), s.at])
             .map(|_| ())
             .map_err(storage)
     }

@@ -146,6 +146,16 @@ pub struct HeadRow {
 }
 
 /// One transaction. Reads see the transaction's snapshot; writes are applied at commit or not at all.
+/// An action's new state, with the outcome's hash and the time (`Store::settle_action`).
+#[derive(Debug, Clone, Copy)]
+pub struct Settle<'a> {
+    pub tenant: &'a str,
+    pub idempotency_key: &'a str,
+    pub state: ActionState,
+    pub outcome_hash: Option<&'a Hash>,
+    pub at: i64,
+}
+
 pub trait Tx: NodeStore<Error = Error> {
     fn meta(&self, name: &str) -> Result<Option<String>, Error>;
     fn set_meta(&mut self, name: &str, value: &str) -> Result<(), Error>;
@@ -162,14 +172,7 @@ pub trait Tx: NodeStore<Error = Error> {
 
     fn action(&self, tenant: &str, idempotency_key: &str) -> Result<Option<ActionRow>, Error>;
     fn insert_action(&mut self, action: &ActionRow) -> Result<(), Error>;
-    fn settle_action(
-        &mut self,
-        tenant: &str,
-        idempotency_key: &str,
-        state: ActionState,
-        outcome_hash: Option<&Hash>,
-        at: i64,
-    ) -> Result<(), Error>;
+    fn settle_action(&mut self, settle: &Settle<'_>) -> Result<(), Error>;
     /// Actions attested or held (not settled), oldest first, at most `limit`.
     fn open_actions(&self, limit: usize) -> Result<Vec<ActionRow>, Error>;
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 use common::*;
 use curbi::proof::merkle::{Hash, NodeStore};
 use curbi::{Error, ErrorCode};
-use curbi_recorder::store::{ActionRow, ActionState, GrantRow, HeadRow, KeyRow, ReceiptRow};
+use curbi_recorder::store::{ActionRow, GrantRow, HeadRow, KeyRow, ReceiptRow, Settle};
 use curbi_recorder::{About, Recorder, RecorderOptions, Storage, Tx, sqlite::SqliteStore};
 use serde_json::json;
 
@@ -84,18 +84,11 @@ impl Tx for FaultyTx<'_> {
     fn insert_action(&mut self, action: &ActionRow) -> Result<(), Error> {
         self.0.insert_action(action)
     }
-    fn settle_action(
-        &mut self,
-        tenant: &str,
-        key: &str,
-        state: ActionState,
-        outcome: Option<&Hash>,
-        at: i64,
-    ) -> Result<(), Error> {
-        if key.starts_with("bad") {
+    fn settle_action(&mut self, settle: &Settle<'_>) -> Result<(), Error> {
+        if settle.idempotency_key.starts_with("bad") {
             return Err(Error::new(ErrorCode::Storage, "", "database: disk I/O error (injected)"));
         }
-        self.0.settle_action(tenant, key, state, outcome, at)
+        self.0.settle_action(settle)
     }
     fn open_actions(&self, limit: usize) -> Result<Vec<ActionRow>, Error> {
         self.0.open_actions(limit)
