@@ -2,6 +2,7 @@
 //! and decides whether a match is negated. Owns: word / prefix / exact matching, English endings, negation cues.
 
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 
 use super::role;
 use super::text::Text;
@@ -69,28 +70,50 @@ pub(crate) fn word_matches(t: &str, w: &str, mode: Mode) -> bool {
 /// shipped) and the `e` / `y` stems (refuse → refusing, apply → applies). Written out once per phrase when the
 /// policy is compiled, so that a reply word is looked up once instead of once per stem it might have.
 fn forms(w: &str, mode: Mode, f: &mut impl FnMut(String)) {
+    // Each form is built at its exact length, so boxing it as a key does not reallocate.
+    let join = |parts: &[&str]| {
+        let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+        parts.iter().for_each(|p| s.push_str(p));
+        s
+    };
     f(w.to_owned());
-    f(format!("{w}'s"));
+    f(join(&[w, "'s"]));
     if mode != Mode::Endings {
         return;
     }
     for suf in ["s", "es", "d", "ed", "ing", "s'"] {
-        f(format!("{w}{suf}"));
+        f(join(&[w, suf]));
     }
     let last = w.as_bytes().last().copied().unwrap_or(b'a');
     if !b"aeiouwxy".contains(&last) && last.is_ascii_alphabetic() {
-        let last = char::from(last);
-        f(format!("{w}{last}ed"));
-        f(format!("{w}{last}ing"));
+        let last = &w[w.len() - 1..];
+        f(join(&[w, last, "ed"]));
+        f(join(&[w, last, "ing"]));
     }
     if let Some(stem) = w.strip_suffix('e')
         && !stem.ends_with('e')
     {
-        f(format!("{stem}ing"));
+        f(join(&[stem, "ing"]));
     }
     if let Some(stem) = w.strip_suffix('y') {
-        f(format!("{stem}ies"));
-        f(format!("{stem}ied"));
+        f(join(&[stem, "ies"]));
+        f(join(&[stem, "ied"]));
+    }
+}
+
+/// The phrases a form opens, in entry order, each once; most forms open one, which needs no list.
+#[derive(Debug)]
+enum Ids {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl Ids {
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            Ids::One(id) => std::slice::from_ref(id),
+            Ids::Many(ids) => ids,
+        }
     }
 }
 
@@ -114,7 +137,7 @@ pub(crate) struct Match {
 pub(crate) struct Matcher {
     phrases: Vec<Phrase>,
     /// Each form of a first word ([`forms`]) → the phrases it opens, in entry order, each once.
-    by_form: FxHashMap<Box<str>, Vec<u32>>,
+    by_form: FxHashMap<Box<str>, Ids>,
     /// A bit per [`form_key`] of every form: most reply words open no phrase, and this test is cheaper than the
     /// hash lookup it saves.
     keys: FormKeys,
@@ -150,6 +173,12 @@ impl FormKeys {
 }
 
 impl Matcher {
+    /// A matcher with room for `forms` forms ([`forms`]: at most 12 per phrase in `Endings` mode, 2 in `Exact`), so
+    /// that compiling a policy does not regrow the table.
+    pub(crate) fn with_forms(forms: usize) -> Matcher {
+        Matcher { by_form: FxHashMap::with_capacity_and_hasher(forms, Default::default()), ..Matcher::default() }
+    }
+
     /// Adds a phrase; returns its entry number, or `None` when it has no words (it can never match).
     pub(crate) fn add(&mut self, phrase: Phrase) -> Option<usize> {
         let first = phrase.words.first()?;
@@ -158,9 +187,20 @@ impl Matcher {
             Mode::Prefix => self.prefix.push(id),
             mode => forms(first, mode, &mut |form| {
                 self.keys.insert(&form);
-                let ids = self.by_form.entry(form.into_boxed_str()).or_default();
-                if ids.last() != Some(&(id as u32)) {
-                    ids.push(id as u32);
+                let id = id as u32;
+                match self.by_form.entry(form.into_boxed_str()) {
+                    Entry::Vacant(e) => {
+                        e.insert(Ids::One(id));
+                    }
+                    Entry::Occupied(mut e) => match e.get_mut() {
+                        Ids::One(x) if *x == id => {}
+                        Ids::One(x) => {
+                            let x = *x;
+                            e.insert(Ids::Many(vec![x, id]));
+                        }
+                        Ids::Many(ids) if ids.last() == Some(&id) => {}
+                        Ids::Many(ids) => ids.push(id),
+                    },
                 }
             }),
         }
@@ -182,7 +222,7 @@ impl Matcher {
             if self.keys.may_contain(t)
                 && let Some(ids) = self.by_form.get(t)
             {
-                for &id in ids {
+                for &id in ids.as_slice() {
                     if let Some(m) = self.matches_at(text, i, id as usize, 1) {
                         out.push(m);
                     }
