@@ -104,7 +104,10 @@ fn price_list(amounts: &[Dec]) -> String {
 impl CompiledPolicy {
     /// Compiles a validated policy.
     pub fn new(policy: Policy) -> CompiledPolicy {
-        let mut matcher = Matcher::default();
+        let endings =
+            policy.forbid.iter().filter(|f| f.match_mode == MatchMode::Word).map(|f| f.phrases.len()).sum::<usize>();
+        let exact = policy.prices.iter().map(|p| 1 + p.aliases.len()).sum::<usize>() + policy.actions.len();
+        let mut matcher = Matcher::with_forms(12 * endings + 2 * exact);
         let mut targets = Vec::new();
         let mut add = |m: &mut Matcher, words: Vec<String>, mode: Mode, t: Target| {
             if m.add(Phrase { words, mode }).is_some() {

@@ -367,7 +367,19 @@ fn ascii_word_at(s: &str, i: usize) -> &str {
 }
 
 fn is_alnum_at(s: &str, i: usize) -> bool {
-    s[i..].chars().next().is_some_and(char::is_alphanumeric)
+    match s.as_bytes().get(i) {
+        Some(&b) if b < 0x80 => b.is_ascii_alphanumeric(),
+        _ => s[i..].chars().next().is_some_and(char::is_alphanumeric),
+    }
+}
+
+/// Whether the character before byte `i` is a letter or digit.
+fn alnum_before(s: &str, i: usize) -> bool {
+    match i.checked_sub(1).map(|p| s.as_bytes()[p]) {
+        None => false,
+        Some(b) if b < 0x80 => b.is_ascii_alphanumeric(),
+        Some(_) => s[..i].chars().next_back().is_some_and(char::is_alphanumeric),
+    }
 }
 
 fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
@@ -464,9 +476,19 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        let c = match s[i..].chars().next() {
-            Some(c) => c,
-            None => break,
+        // Only `$`, a letter, a digit or `.` opens an amount among ASCII bytes: spaces and punctuation, most of the
+        // bytes that are not in words, are stepped over at once.
+        let c = if b[i] < 0x80 {
+            if !(b[i] == b'$' || b[i] == b'.' || b[i].is_ascii_alphanumeric()) {
+                i += 1;
+                continue;
+            }
+            char::from(b[i])
+        } else {
+            match s[i..].chars().next() {
+                Some(c) => c,
+                None => break,
+            }
         };
         let clen = c.len_utf8();
         // 1. A symbol or code before the number.
@@ -492,9 +514,7 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
             if n < b.len() && number_starts(s, n) {
                 prefix = Some((start, n, cur));
             }
-        } else if c.is_ascii_alphabetic()
-            && (i == 0 || !is_alnum_at(s, s[..i].chars().next_back().map_or(0, |p| i - p.len_utf8())))
-        {
+        } else if c.is_ascii_alphabetic() && !alnum_before(s, i) {
             let w = ascii_word_at(s, i);
             // Every code is two or three letters: longer words need no lookup.
             if w.len() <= 3

@@ -2,6 +2,7 @@
 //! and decides whether a match is negated. Owns: word / prefix / exact matching, English endings, negation cues.
 
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 
 use super::role;
 use super::text::Text;
@@ -64,45 +65,54 @@ pub(crate) fn word_matches(t: &str, w: &str, mode: Mode) -> bool {
     false
 }
 
-/// Candidate phrase words that reply word `t` could be an ending-form of. Some need an allocation (`+e`, `+y`),
-/// which goes into `buf`; the rest are slices of `t`.
-fn stems(t: &str, f: &mut impl FnMut(&str)) {
-    f(t);
-    // Every ending handled below ends in one of these letters; most words need no more lookups.
-    if !matches!(t.as_bytes().last(), Some(b's' | b'd' | b'g' | b'\'')) {
+/// Every reply word that [`word_matches`] accepts for phrase word `w` under `mode` (`Prefix` has no finite list and
+/// is not asked): `w` and `w's` for `Exact`; for `Endings` also the endings, the doubled final consonant (ship →
+/// shipped) and the `e` / `y` stems (refuse → refusing, apply → applies). Written out once per phrase when the
+/// policy is compiled, so that a reply word is looked up once instead of once per stem it might have.
+fn forms(w: &str, mode: Mode, f: &mut impl FnMut(String)) {
+    // Each form is built at its exact length, so boxing it as a key does not reallocate.
+    let join = |parts: &[&str]| {
+        let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+        parts.iter().for_each(|p| s.push_str(p));
+        s
+    };
+    f(w.to_owned());
+    f(join(&[w, "'s"]));
+    if mode != Mode::Endings {
         return;
     }
-    for suf in ["'s", "s'", "s", "es", "d", "ed", "ing"] {
-        if let Some(s) = t.strip_suffix(suf)
-            && !s.is_empty()
-        {
-            f(s);
-        }
+    for suf in ["s", "es", "d", "ed", "ing", "s'"] {
+        f(join(&[w, suf]));
     }
-    for suf in ["ed", "ing"] {
-        if let Some(s) = t.strip_suffix(suf)
-            && s.len() >= 2
-        {
-            let b = s.as_bytes();
-            // A doubled ASCII letter only: two equal bytes inside a multi-byte character are not a letter pair,
-            // and cutting there would split the character.
-            if b[b.len() - 1].is_ascii_alphabetic() && b[b.len() - 1] == b[b.len() - 2] {
-                f(&s[..s.len() - 1]);
-            }
-        }
+    let last = w.as_bytes().last().copied().unwrap_or(b'a');
+    if !b"aeiouwxy".contains(&last) && last.is_ascii_alphabetic() {
+        let last = &w[w.len() - 1..];
+        f(join(&[w, last, "ed"]));
+        f(join(&[w, last, "ing"]));
     }
-    let mut buf = String::new();
-    if let Some(s) = t.strip_suffix("ing") {
-        buf.push_str(s);
-        buf.push('e');
-        f(&buf);
+    if let Some(stem) = w.strip_suffix('e')
+        && !stem.ends_with('e')
+    {
+        f(join(&[stem, "ing"]));
     }
-    for suf in ["ies", "ied"] {
-        if let Some(s) = t.strip_suffix(suf) {
-            buf.clear();
-            buf.push_str(s);
-            buf.push('y');
-            f(&buf);
+    if let Some(stem) = w.strip_suffix('y') {
+        f(join(&[stem, "ies"]));
+        f(join(&[stem, "ied"]));
+    }
+}
+
+/// The phrases a form opens, in entry order, each once; most forms open one, which needs no list.
+#[derive(Debug)]
+enum Ids {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl Ids {
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            Ids::One(id) => std::slice::from_ref(id),
+            Ids::Many(ids) => ids,
         }
     }
 }
@@ -122,66 +132,111 @@ pub(crate) struct Match {
     pub entry: usize,
 }
 
-/// Many phrases, indexed by their first word so a reply is scanned once.
+/// Many phrases, indexed by every form of their first word so a reply is scanned once, with one lookup per word.
 #[derive(Debug, Default)]
 pub(crate) struct Matcher {
     phrases: Vec<Phrase>,
-    by_first: FxHashMap<String, Vec<usize>>,
+    /// Each form of a first word ([`forms`]) → the phrases it opens, in entry order, each once.
+    by_form: FxHashMap<Box<str>, Ids>,
+    /// A bit per [`form_key`] of every form: most reply words open no phrase, and this test is cheaper than the
+    /// hash lookup it saves.
+    keys: FormKeys,
     prefix: Vec<usize>,
-    any_endings: bool,
+}
+
+/// Bits of [`form_key`]s.
+#[derive(Debug)]
+struct FormKeys([u64; 64]);
+
+impl Default for FormKeys {
+    fn default() -> FormKeys {
+        FormKeys([0; 64])
+    }
+}
+
+/// A word's length, first and last byte folded into 12 bits. Words are never empty.
+fn form_key(w: &str) -> usize {
+    let b = w.as_bytes();
+    (usize::from(b[0]) ^ (usize::from(b[b.len() - 1]) << 4) ^ (b.len() << 8)) & 4095
+}
+
+impl FormKeys {
+    fn insert(&mut self, w: &str) {
+        let k = form_key(w);
+        self.0[k / 64] |= 1 << (k % 64);
+    }
+
+    fn may_contain(&self, w: &str) -> bool {
+        let k = form_key(w);
+        self.0[k / 64] & (1 << (k % 64)) != 0
+    }
 }
 
 impl Matcher {
+    /// A matcher with room for `forms` forms ([`forms`]: at most 12 per phrase in `Endings` mode, 2 in `Exact`), so
+    /// that compiling a policy does not regrow the table.
+    pub(crate) fn with_forms(forms: usize) -> Matcher {
+        Matcher { by_form: FxHashMap::with_capacity_and_hasher(forms, Default::default()), ..Matcher::default() }
+    }
+
     /// Adds a phrase; returns its entry number, or `None` when it has no words (it can never match).
     pub(crate) fn add(&mut self, phrase: Phrase) -> Option<usize> {
-        let first = phrase.words.first()?.clone();
+        let first = phrase.words.first()?;
         let id = self.phrases.len();
         match phrase.mode {
             Mode::Prefix => self.prefix.push(id),
-            Mode::Endings => {
-                self.any_endings = true;
-                self.by_first.entry(first).or_default().push(id);
-            }
-            Mode::Exact => self.by_first.entry(first).or_default().push(id),
+            mode => forms(first, mode, &mut |form| {
+                self.keys.insert(&form);
+                let id = id as u32;
+                match self.by_form.entry(form.into_boxed_str()) {
+                    Entry::Vacant(e) => {
+                        e.insert(Ids::One(id));
+                    }
+                    Entry::Occupied(mut e) => match e.get_mut() {
+                        Ids::One(x) if *x == id => {}
+                        Ids::One(x) => {
+                            let x = *x;
+                            e.insert(Ids::Many(vec![x, id]));
+                        }
+                        Ids::Many(ids) if ids.last() == Some(&id) => {}
+                        Ids::Many(ids) => ids.push(id),
+                    },
+                }
+            }),
         }
         self.phrases.push(phrase);
         Some(id)
     }
 
-    fn matches_at(&self, text: &Text<'_>, i: usize, id: usize) -> Option<Match> {
+    /// The match of phrase `id` at token `i`, whose first word is known to match from word `from` on.
+    fn matches_at(&self, text: &Text<'_>, i: usize, id: usize, from: usize) -> Option<Match> {
         let p = &self.phrases[id];
-        match_words(text, i, &p.words, p.mode).map(|last| Match { first: i, last, entry: id })
+        match_words(text, i, &p.words, p.mode, from).map(|last| Match { first: i, last, entry: id })
     }
 
     /// Every match, ordered by first token then entry.
     pub(crate) fn find_all(&self, text: &Text<'_>, out: &mut Vec<Match>) {
         for i in 0..text.toks.len() {
-            let t = text.word_at(i);
             let before = out.len();
-            let mut look = |stem: &str| {
-                if let Some(ids) = self.by_first.get(stem) {
-                    for &id in ids {
-                        if let Some(m) = self.matches_at(text, i, id) {
-                            out.push(m);
-                        }
+            let t = text.word_at(i);
+            if self.keys.may_contain(t)
+                && let Some(ids) = self.by_form.get(t)
+            {
+                for &id in ids.as_slice() {
+                    if let Some(m) = self.matches_at(text, i, id as usize, 1) {
+                        out.push(m);
                     }
                 }
-            };
-            if self.any_endings {
-                stems(t, &mut look);
-            } else {
-                look(t);
-                if let Some(s) = t.strip_suffix("'s") {
-                    look(s);
-                }
             }
+            // `word_matches` in `Prefix` mode is `starts_with`.
             for &id in &self.prefix {
-                if let Some(m) = self.matches_at(text, i, id) {
+                if t.starts_with(self.phrases[id].words[0].as_str())
+                    && let Some(m) = self.matches_at(text, i, id, 1)
+                {
                     out.push(m);
                 }
             }
             if out.len() - before > 1 {
-                // One entry can be reached through two stems; keep it once.
                 out[before..].sort_unstable_by_key(|m| m.entry);
                 out.dedup();
             }
@@ -189,10 +244,11 @@ impl Matcher {
     }
 }
 
-/// Whether `words` match the reply's tokens from `i` on, within one sentence; returns the last token.
-fn match_words(text: &Text<'_>, i: usize, words: &[String], mode: Mode) -> Option<usize> {
+/// Whether `words` match the reply's tokens from `i` on, within one sentence; returns the last token. The first
+/// `from` words are known to match already.
+fn match_words(text: &Text<'_>, i: usize, words: &[String], mode: Mode, from: usize) -> Option<usize> {
     let sentence = text.toks[i].sentence;
-    for (j, w) in words.iter().enumerate() {
+    for (j, w) in words.iter().enumerate().skip(from) {
         let tok = text.toks.get(i + j)?;
         if tok.sentence != sentence || !word_matches(text.word(tok), w, mode) {
             return None;
@@ -211,7 +267,7 @@ pub(crate) fn find_phrase<'t>(
     let lead = words.first().filter(|w| w.len() >= 2).and_then(|w| w.as_bytes().first().copied());
     (0..text.toks.len())
         .filter(move |&i| lead.is_none_or(|b| text.word_at(i).as_bytes().first() == Some(&b)))
-        .filter_map(move |i| match_words(text, i, words, mode).map(|last| (i, last)))
+        .filter_map(move |i| match_words(text, i, words, mode, 0).map(|last| (i, last)))
 }
 
 /// Words that negate what follows them.
@@ -445,18 +501,69 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stems_never_split_a_character() {
-        // U+1138E is F0 91 8E 8E in UTF-8: its last two bytes are equal. Found by a property test from Node.
+    fn multi_byte_words_match_whole() {
+        // U+1138E is F0 91 8E 8E in UTF-8: its last two bytes are equal, which once split it (a property test from
+        // Node). Forms are written from phrase words, so a reply word is never cut.
         let mut seen = Vec::new();
-        stems("\u{1138E}ed", &mut |s: &str| seen.push(s.to_owned()));
-        stems("\u{1138E}\u{1138E}ing", &mut |s: &str| seen.push(s.to_owned()));
-        assert!(seen.contains(&"\u{1138E}".to_owned()));
-        let text = Text::new("\u{1138E}ed guaranteed");
+        forms("\u{1138E}", Mode::Endings, &mut |s| seen.push(s));
+        assert!(seen.iter().all(|f| f.starts_with('\u{1138E}')));
+        let text = Text::new("\u{1138E}ed guaranteed \u{1138E}\u{1138E}ing");
         let mut m = Matcher::default();
         m.add(Phrase { words: super::super::text::phrase_words("guarantee"), mode: Mode::Endings });
         let mut out = Vec::new();
         m.find_all(&text, &mut out);
-        assert_eq!(out.len(), 1);
+        assert_eq!(out, [Match { first: 1, last: 1, entry: 0 }]);
+    }
+
+    #[test]
+    fn forms_are_exactly_the_words_that_match() {
+        // Each phrase word's forms match it, and of the words made from it and its stems with every ending shape,
+        // those that match are among its forms: one lookup finds what trying every stem of a reply word found.
+        let words = [
+            "guarantee",
+            "ship",
+            "refuse",
+            "apply",
+            "free",
+            "e",
+            "y",
+            "ee",
+            "bus",
+            "a",
+            "pro",
+            "go",
+            "fix",
+            "play",
+            "agree",
+            "die",
+            "\u{1138E}",
+            "gar\u{e7}on",
+            "ski",
+            "quiz",
+        ];
+        let tails = [
+            "", "s", "es", "d", "ed", "ing", "'s", "s'", "ies", "ied", "ped", "sed", "ping", "xed", "ying", "eing",
+            "ning", "dom", "or", "e", "y", "zed", "zing", "'", "ss",
+        ];
+        for w in words {
+            let chars: Vec<(usize, char)> = w.char_indices().collect();
+            let bases: Vec<&str> = (0..=chars.len().min(2))
+                .map(|cut| if cut == 0 { w } else { &w[..chars[chars.len() - cut].0] })
+                .collect();
+            for mode in [Mode::Exact, Mode::Endings] {
+                let mut fs = Vec::new();
+                forms(w, mode, &mut |f| fs.push(f));
+                for f in &fs {
+                    assert!(word_matches(f, w, mode), "{f} {w} {mode:?}");
+                }
+                for base in &bases {
+                    for tail in tails {
+                        let t = format!("{base}{tail}");
+                        assert_eq!(word_matches(&t, w, mode), fs.contains(&t), "{t} {w} {mode:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

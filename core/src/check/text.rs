@@ -7,7 +7,7 @@ pub(crate) struct Tok {
     /// Byte range in the reply.
     pub start: usize,
     pub end: usize,
-    /// Byte range in `Text::folded`.
+    /// Byte range in `Text::folded` (the token's own range when the reply is ASCII).
     fold_start: u32,
     fold_end: u32,
     pub sentence: u32,
@@ -169,9 +169,11 @@ pub(crate) fn phrase_words(s: &str) -> Vec<String> {
 
 impl<'a> Text<'a> {
     pub(crate) fn new(src: &'a str) -> Text<'a> {
+        // An ASCII reply is folded whole, in one pass: each word's folded form is then at its own offsets.
+        let ascii = src.is_ascii();
         let mut t = Text {
             src,
-            folded: String::with_capacity(src.len()),
+            folded: if ascii { src.to_ascii_lowercase() } else { String::with_capacity(src.len()) },
             toks: Vec::with_capacity(src.len() / 4 + 2),
             questions: Vec::with_capacity(src.len() / 40 + 1),
             clause_opens: Vec::with_capacity(src.len() / 16 + 1),
@@ -225,17 +227,21 @@ impl<'a> Text<'a> {
                 }
                 pending_sentence_end = false;
                 pending_clause_end = 0;
-                let fold_start = t.folded.len() as u32;
-                let raw = &src[start..end];
-                if raw.is_ascii() {
-                    t.folded.push_str(raw);
-                    t.folded[fold_start as usize..].make_ascii_lowercase();
+                let (fold_start, fold_end) = if ascii {
+                    (start as u32, end as u32)
                 } else {
-                    for ch in raw.chars() {
-                        fold_char_into(ch, &mut t.folded);
+                    let fold_start = t.folded.len() as u32;
+                    let raw = &src[start..end];
+                    if raw.is_ascii() {
+                        t.folded.push_str(raw);
+                        t.folded[fold_start as usize..].make_ascii_lowercase();
+                    } else {
+                        for ch in raw.chars() {
+                            fold_char_into(ch, &mut t.folded);
+                        }
                     }
-                }
-                let fold_end = t.folded.len() as u32;
+                    (fold_start, t.folded.len() as u32)
+                };
                 let word = &t.folded[fold_start as usize..fold_end as usize];
                 if is_clause_word(word) && !t.toks.is_empty() {
                     clause += 1;
