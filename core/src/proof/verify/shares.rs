@@ -85,7 +85,8 @@ impl Shares {
     /// same text, in any order): the one-call verifier's result. `Err` when `shares` is not JSON, or not shares
     /// (`invalid_value` at `/shares/...`), or they do not cover this bundle's receipts exactly once (`/shares`).
     pub fn finish(&self, shares: &str) -> Result<Verification, Error> {
-        let value: Value = serde_json::from_str(shares).map_err(|e| Error::from_json_error(&e))?;
+        // The strict reader, as for every document core takes: a repeated member is refused, never last-wins.
+        let value = crate::json::read_str(shares)?;
         let shares = read_shares(&value)?;
         match &self.state {
             State::Bundle(bundle, options) => finish_shares(bundle, options, shares)
@@ -253,6 +254,10 @@ mod tests {
             finish(&["{\"items\":40,\"from\":0,\"outcomes\":[[\"fine\",\"\",true]]}".into()]),
             Err((ErrorCode::InvalidValue, "/shares/0/outcomes/0".to_string()))
         );
+        // A share is read strictly too: a member written twice is refused at its path, not read last-wins.
+        let twice = share(0, 1).replacen("\"items\":40", "\"items\":40,\"items\":40", 1);
+        assert_ne!(twice, share(0, 1));
+        assert_eq!(finish(&[twice]), Err((ErrorCode::DuplicateMember, "/0/items".to_string())));
         let out_of_range = |p, n| shares.share(p, n).map_err(|e| (e.code, e.path));
         assert_eq!(out_of_range(2, 2), Err((ErrorCode::OutOfRange, "/part".to_string())));
         assert_eq!(out_of_range(0, 0), Err((ErrorCode::OutOfRange, "/part".to_string())));
