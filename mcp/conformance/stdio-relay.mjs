@@ -1,7 +1,8 @@
 // A transparent Streamable-HTTP-to-stdio relay, so that the official conformance suite (whose `server` mode speaks
 // only HTTP) can drive `curbi mcp --stdio` (issue 21). It adds nothing to the protocol: each POST body is written to
-// the server's stdin as one line (its line breaks, which JSON allows only between tokens, become spaces), and what the server writes back for that line is the HTTP answer,
-// byte for byte (200 with the JSON, or 202 when the server wrote nothing, as for a notification).
+// the server's stdin as one line (its line breaks, which JSON allows only between tokens, become spaces), and what
+// the server writes back for that line is the HTTP answer, byte for byte (200 with the JSON, or 202 when the server
+// wrote nothing, as for a notification).
 //
 // How the relay knows the server wrote nothing: after each line it sends a sync `ping` with an id of its own and
 // reads the server's output up to that ping's answer (stdio answers lines in order); what came before is the
