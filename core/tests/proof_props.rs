@@ -17,15 +17,22 @@ use proptest::prelude::*;
 
 const MAX_LEAVES: u64 = 4096;
 
-/// A log of 4,096 pseudo-random entries of 1 to 32 bytes drawn from `salt`; a tree of any size up to that is
-/// its prefix, so one log answers every size a case or a mutation asks for.
+/// A log of 4,096 distinct pseudo-random entries of 2 to 33 bytes drawn from `salt`; a tree of any size up to that
+/// is its prefix, so one log answers every size a case or a mutation asks for.
+///
+/// Each entry starts with its index, so no two are equal: two equal neighbouring leaves hash the same in either
+/// order, and then the proof of one really does verify at the other's index (a fact about the tree, not a flaw of
+/// a verifier). Random entries of 1 to 32 bytes repeated often enough (a one-byte entry has 8 values) to make a
+/// CI run fail on exactly that.
 fn random_log(salt: u64) -> MerkleLog {
     let mut log = MerkleLog::new();
     for i in 0..MAX_LEAVES {
         let mut seed = salt.to_le_bytes().to_vec();
         seed.extend_from_slice(&i.to_le_bytes());
         let digest = sha256(&seed);
-        log.append(&digest[..1 + (digest[0] as usize % 32)]);
+        let mut entry = u16::try_from(i).unwrap().to_be_bytes().to_vec();
+        entry.extend_from_slice(&digest[..digest[0] as usize % 32]);
+        log.append(&entry);
     }
     log
 }
@@ -200,4 +207,24 @@ fn the_size_ambiguity_is_real_and_bound_by_honest_roots() {
     assert_eq!(inclusion_shape(0, 5), inclusion_shape(0, 7));
     assert_eq!(merkle::verify_inclusion(&leaf, 0, 7, &proof, &root5), Ok(()));
     assert_eq!(merkle::verify_inclusion(&leaf, 0, 7, &proof, &log.root_at(7).unwrap()), Err(MerkleError::RootMismatch));
+}
+
+#[test]
+fn equal_neighbouring_leaves_let_a_proof_pass_at_either_index_so_the_logs_have_none() {
+    // The premise of the index mutations above: two equal leaves hash to the same node in either order, so the
+    // proof of leaf 0 of [a, a] verifies at index 1 too. The test logs must therefore hold no equal leaves.
+    let mut twins = MerkleLog::new();
+    twins.append(b"a");
+    twins.append(b"a");
+    let proof = twins.inclusion_proof(0, 2).unwrap();
+    let root = twins.root_at(2).unwrap();
+    let leaf = twins.leaf_hash(0).unwrap();
+    assert_eq!(merkle::verify_inclusion(&leaf, 1, 2, &proof, &root), Ok(()));
+
+    for log in logs() {
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..log.size() {
+            assert!(seen.insert(log.leaf_hash(i).unwrap()), "leaf {i} repeats an earlier one");
+        }
+    }
 }
