@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use curbi::ErrorCode;
 use curbi::encoding::{decode_hex, decode_std, hex, sha256};
-use curbi::proof::keys::{KeySet, SigningKey, VerifyingKey, verify_strict_bytes};
+use curbi::proof::keys::{KeySet, PreparedKey, SigningKey, VerifyingKey, verify_strict_bytes};
 use curbi::proof::merkle::{self, Hash, MerkleLog};
 use curbi::proof::note::{self, Checkpoint, Note, NoteError, NoteVerifier, SignatureKind};
 use serde_json::Value;
@@ -261,6 +261,8 @@ fn wycheproof_ed25519() {
             let ok = verify_strict_bytes(&pk, &msg, &sig).is_ok();
             if let Some(key) = &loaded {
                 assert_eq!(key.verify(&msg, &sig).is_ok(), ok, "VerifyingKey::verify disagrees on tcId {}", t["tcId"]);
+                let prepared = PreparedKey::new(key).verify(&msg, &sig).is_ok();
+                assert_eq!(prepared, ok, "PreparedKey::verify disagrees on tcId {}", t["tcId"]);
             }
             let wrong = match t["result"].as_str().unwrap() {
                 "valid" => {
@@ -307,6 +309,7 @@ fn rfc8032_section_7_1() {
         assert_eq!(key.sign(&msg).as_slice(), sig.as_slice(), "{name}: signature");
         let vk = VerifyingKey::from_slice(&public).unwrap();
         assert_eq!(vk.verify(&msg, &sig), Ok(()), "{name}: verify");
+        assert_eq!(PreparedKey::new(&vk).verify(&msg, &sig), Ok(()), "{name}: verify, prepared");
         let mut tampered = sig.clone();
         tampered[0] ^= 1;
         assert!(vk.verify(&msg, &tampered).is_err(), "{name}: a changed signature must fail");
@@ -321,7 +324,7 @@ fn cctv_matches_dalek_verify_strict() {
     let measured = vector("generated/ed25519-cctv-acceptance.json");
     let results = measured["results"].as_array().unwrap();
     let mut failures = Vec::new();
-    let (mut accepted, mut weak_refused) = (0, 0);
+    let (mut accepted, mut weak_refused, mut prepared_ran) = (0, 0, 0);
     let cases = cases.as_array().unwrap();
     assert_eq!(cases.len(), results.len());
     for (case, want) in cases.iter().zip(results) {
@@ -331,6 +334,15 @@ fn cctv_matches_dalek_verify_strict() {
         let msg = case["msg"].as_str().unwrap().as_bytes();
         let ok = verify_strict_bytes(&key, msg, &sig).is_ok();
         accepted += usize::from(ok);
+        // Where the key loads, the prepared table answers exactly what verify_strict answers.
+        if let Ok(loaded) = VerifyingKey::from_slice(&key) {
+            let prepared = PreparedKey::new(&loaded).verify(msg, &sig).is_ok();
+            if prepared != ok {
+                failures
+                    .push(format!("vector {number} ({}): PreparedKey {prepared}, verify_strict {ok}", case["flags"]));
+            }
+            prepared_ran += 1;
+        }
         if Some(ok) != want["dalek_verify_strict"].as_bool() {
             failures.push(format!(
                 "vector {number} ({}): ours {ok}, dalek_verify_strict {}",
@@ -345,7 +357,7 @@ fn cctv_matches_dalek_verify_strict() {
     }
     println!(
         "cctv ed25519: {} ran, {accepted} accepted (measured total {}), {weak_refused} weak keys refused at load, \
-         {} differ from dalek_verify_strict",
+         {prepared_ran} also through PreparedKey, {} differ from dalek_verify_strict",
         cases.len(),
         measured["totals"]["dalek_verify_strict"],
         failures.len()

@@ -6,7 +6,8 @@ use serde_json::{Map, Value};
 
 use super::json::{parse_strict, wrong_type};
 pub use crate::ed25519::{
-    KeyError, PUBLIC_KEY_LEN, SEED_LEN, SIGNATURE_LEN, SignatureError, SigningKey, VerifyingKey, verify_strict_bytes,
+    KeyError, PUBLIC_KEY_LEN, PreparedKey, SEED_LEN, SIGNATURE_LEN, SignatureError, SigningKey, VerifyingKey,
+    verify_strict_bytes,
 };
 use crate::encoding::decode_url;
 use crate::error::{Error, ErrorCode};
