@@ -168,14 +168,16 @@ impl std::hash::Hash for VerifyingKey {
 /// random and mutated signatures (core/tests/proof_external.rs, core/tests/ed25519_prepared.rs).
 pub struct PreparedKey {
     key: VerifyingKey,
-    point: EdwardsPoint,
+    /// `is_small_order()` of the key's point, as `verify_strict` asks it on every call (always false for a
+    /// [`VerifyingKey`], which refuses weak keys; kept so that the checks stay `verify_strict`'s one for one).
+    small_order: bool,
     minus_a: EdwardsBasepointTable,
 }
 
 impl PreparedKey {
     pub fn new(key: &VerifyingKey) -> PreparedKey {
         let point = key.inner.to_edwards();
-        PreparedKey { key: *key, point, minus_a: EdwardsBasepointTable::create(&-point) }
+        PreparedKey { key: *key, small_order: point.is_small_order(), minus_a: EdwardsBasepointTable::create(&-point) }
     }
 
     /// The key it was prepared from.
@@ -192,7 +194,7 @@ impl PreparedKey {
         let s: [u8; 32] = s_bytes.try_into().map_err(|_| SignatureError::Invalid)?;
         let s = Option::<Scalar>::from(Scalar::from_canonical_bytes(s)).ok_or(SignatureError::Invalid)?;
         let r_point = r.decompress().ok_or(SignatureError::Invalid)?;
-        if r_point.is_small_order() || self.point.is_small_order() {
+        if r_point.is_small_order() || self.small_order {
             return Err(SignatureError::Invalid);
         }
         let k = Scalar::from_hash(
