@@ -189,9 +189,10 @@ impl PreparedKey {
     pub fn verify(&self, message: &[u8], signature: &[u8]) -> Result<(), SignatureError> {
         let bytes: &[u8; SIGNATURE_LEN] =
             signature.try_into().map_err(|_| SignatureError::WrongLength(signature.len()))?;
-        let (r_bytes, s_bytes) = bytes.split_at(32);
-        let r = CompressedEdwardsY(r_bytes.try_into().map_err(|_| SignatureError::Invalid)?);
-        let s: [u8; 32] = s_bytes.try_into().map_err(|_| SignatureError::Invalid)?;
+        let (mut r, mut s) = ([0u8; 32], [0u8; 32]);
+        r.copy_from_slice(&bytes[..32]);
+        s.copy_from_slice(&bytes[32..]);
+        let r = CompressedEdwardsY(r);
         let s = Option::<Scalar>::from(Scalar::from_canonical_bytes(s)).ok_or(SignatureError::Invalid)?;
         let r_point = r.decompress().ok_or(SignatureError::Invalid)?;
         if r_point.is_small_order() || self.small_order {

@@ -30,6 +30,7 @@ const BLOCKS: usize = 10;
 /// rows of the receipt's size with the same durability (WAL, synchronous=FULL, one row per transaction), in
 /// alternating blocks: (seconds per confirm, seconds per raw insert, receipt bytes).
 fn one_caller(dir: &Path, n: usize) -> (f64, f64, usize) {
+    assert!(n > BLOCKS, "CURBI_BENCH_N must be more than {BLOCKS} (one warm-up confirm, then {BLOCKS} blocks)");
     let r = open(&dir.join("single.db"));
     for i in 0..n {
         attest(&r, &format!("s{i}"));

@@ -153,7 +153,9 @@ pub(crate) struct Trusted<'a> {
     /// Each key's index in `keys`.
     by_kid: FxHashMap<&'a str, usize>,
     /// Per key, in the order of `keys`: how many envelopes it verified, and its prepared table from the
-    /// [`PREPARE_FROM`]th on (shared by the threads that verify receipts).
+    /// [`PREPARE_FROM`]th on (shared by the threads that verify receipts). At most one 30 KB table per trusted key,
+    /// and only for a key that signed four envelopes: ≤ 512 keys (the caller's and the bundle's, `MAX_KEYS` each),
+    /// so ≤ 15 MB whatever the bundle.
     uses: Vec<Uses>,
 }
 
