@@ -164,7 +164,8 @@ impl std::hash::Hash for VerifyingKey {
 /// answers, for every input: the same checks in the same terms — `S` canonical (`S < L`), `R` a point and not of
 /// small order, the key not of small order — and the same equation, `R == [k](−A) + [S]B` compared as encodings,
 /// with `k = SHA-512(R ‖ A ‖ M) mod L` over the bytes as given. Only the way the right-hand side is computed
-/// differs, and group arithmetic is exact. Tests compare the two on Wycheproof, CCTV's edge cases, RFC 8032 and
+/// differs (and R's checks are made on the point its bytes matched, so R is never decompressed), and group
+/// arithmetic is exact. Tests compare the two on Wycheproof, CCTV's edge cases, RFC 8032 and
 /// random and mutated signatures (core/tests/proof_external.rs, core/tests/ed25519_prepared.rs).
 pub struct PreparedKey {
     key: VerifyingKey,
@@ -194,15 +195,21 @@ impl PreparedKey {
         s.copy_from_slice(&bytes[32..]);
         let r = CompressedEdwardsY(r);
         let s = Option::<Scalar>::from(Scalar::from_canonical_bytes(s)).ok_or(SignatureError::Invalid)?;
-        let r_point = r.decompress().ok_or(SignatureError::Invalid)?;
-        if r_point.is_small_order() || self.small_order {
+        if self.small_order {
             return Err(SignatureError::Invalid);
         }
         let k = Scalar::from_hash(
             Sha512::new().chain_update(r.as_bytes()).chain_update(self.key.as_bytes()).chain_update(message),
         );
-        let expected = (&self.minus_a * &k + EdwardsPoint::mul_base(&s)).compress();
-        if expected == r { Ok(()) } else { Err(SignatureError::Invalid) }
+        let expected = &self.minus_a * &k + EdwardsPoint::mul_base(&s);
+        // `verify_strict` decompresses R before this comparison; here the comparison comes first. Bytes equal to
+        // `expected`'s encoding are a canonical encoding of a point, and that point is `expected`, so "R is a
+        // point" holds and R's order is `expected`'s; bytes that differ are refused either way. One square root
+        // (the decompression) saved per signature, and every refusal is the same answer.
+        if expected.compress() != r || expected.is_small_order() {
+            return Err(SignatureError::Invalid);
+        }
+        Ok(())
     }
 }
 

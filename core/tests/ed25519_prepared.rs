@@ -1,7 +1,8 @@
 //! `PreparedKey::verify` against `VerifyingKey::verify` (ed25519-dalek's `verify_strict`) on random keys and
 //! messages, their valid signatures, and signatures changed in every way `verify_strict` has a rule for: any bit
 //! of R, S or the message; S ≥ L; R of small order (each of the eight torsion points, as canonical and
-//! non-canonical encodings); R not a point; R shifted by a torsion point. The two must give the same answer on
+//! non-canonical encodings); R the identity with an S that satisfies the equation (made with the secret scalar);
+//! R not a point; R shifted by a torsion point. The two must give the same answer on
 //! every one, and the valid signatures must verify. Also: the bundle verifier, which switches a key to its
 //! prepared table from the fourth signature on, rejects exactly the receipts whose signatures were changed,
 //! before and after the switch.
@@ -12,6 +13,7 @@ use curbi::proof::keys::{PreparedKey, SigningKey, VerifyingKey};
 use curbi::proof::verify::{self, Reason, VerifyOptions};
 use proptest::prelude::*;
 use serde_json::json;
+use sha2::Digest as _;
 
 /// L, the order of the prime subgroup, little-endian (RFC 8032 §5.1).
 const L: [u8; 32] = [
@@ -24,6 +26,13 @@ const P: [u8; 32] = [
     0xed, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
 ];
+
+/// The identity's encoding: y = 1, x = 0.
+const EIGHT_TORSION_IDENTITY: [u8; 32] = {
+    let mut e = [0u8; 32];
+    e[0] = 1;
+    e
+};
 
 fn add_le(a: &[u8; 32], b: &[u8; 32]) -> ([u8; 32], bool) {
     let mut out = [0u8; 32];
@@ -123,6 +132,20 @@ proptest! {
         let mut moved = sig;
         moved[..32].copy_from_slice(&shifted);
         prop_assert_eq!(agree(&key, &prepared, &msg, &moved)?, torsion == 0);
+
+        // R the identity and S = k·a: the equation holds ([S]B − [k]A is the identity), so only the rule that R is
+        // not of small order refuses it. The signer's secret scalar makes it; dalek's unstrict `verify` accepts it.
+        let identity = curve25519_dalek::edwards::CompressedEdwardsY(EIGHT_TORSION_IDENTITY);
+        let dalek_key = ed25519_dalek::SigningKey::from_bytes(&seed);
+        let k = curve25519_dalek::scalar::Scalar::from_hash(
+            sha2::Sha512::new().chain_update(identity.as_bytes()).chain_update(key.as_bytes()).chain_update(&msg),
+        );
+        let mut forged = [0u8; 64];
+        forged[..32].copy_from_slice(identity.as_bytes());
+        forged[32..].copy_from_slice((k * dalek_key.to_scalar()).as_bytes());
+        let forged_sig = ed25519_dalek::Signature::from_bytes(&forged);
+        prop_assert!(ed25519_dalek::Verifier::verify(&dalek_key.verifying_key(), &msg, &forged_sig).is_ok());
+        prop_assert!(!agree(&key, &prepared, &msg, &forged)?);
 
         // R not a point at all (about half of all y values), or y ≥ p.
         let mut junk = sig;
