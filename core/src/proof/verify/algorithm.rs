@@ -74,6 +74,9 @@ fn verify_bundle_with<E>(
 pub(crate) struct ShareOutcome {
     pub(crate) finding: Option<(Reason, String)>,
     pub(crate) read: bool,
+    /// SHA-256 of the receipt's signed bytes, which the worker hashed for its checks: the finish keys duplicates
+    /// and conflicts on it without hashing every receipt again on one thread.
+    pub(crate) digest: [u8; 32],
 }
 
 /// A worker's share of the receipts' own checks: `outcomes` for the items from `from` on, of `items` in all (`0`
@@ -100,7 +103,7 @@ pub(crate) fn check_share(bundle: &ParsedBundle, options: &VerifyOptions, part: 
     let to = from.saturating_add(per).min(n);
     let outcomes = check_items(&bundle.items[from..to], &ctx, options.threads)
         .into_iter()
-        .map(|o| ShareOutcome { finding: o.finding, read: o.receipt.is_some() })
+        .map(|o| ShareOutcome { finding: o.finding, read: o.receipt.is_some(), digest: o.digest })
         .collect();
     Share { items: n, from, outcomes }
 }
@@ -136,7 +139,7 @@ pub(crate) fn finish_shares(
                     })?),
                     false => None,
                 };
-                outcomes.push(ItemOutcome { finding: o.finding, digest: item.receipt.digest(), receipt });
+                outcomes.push(ItemOutcome { finding: o.finding, digest: o.digest, receipt });
             }
         }
         if outcomes.len() != items.len() {

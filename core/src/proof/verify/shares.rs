@@ -5,9 +5,10 @@
 //! verifier's ([`verify_request_text`](super::verify_request_text), [`verify_parts_text`](super::verify_parts_text)),
 //! byte for byte; the split is the one [`verify_bundle`](super::verify_bundle) makes over threads.
 //!
-//! A share is compact JSON, `{"items": N, "from": I, "outcomes": [[reason | null, message, read], ...]}`: `reason`
-//! `null` when every own check passed but no head verified to place the receipt under, `read` whether its signed
-//! payload was read. A request whose verdict needs no receipt checked (malformed, a browser gate proof's, no key
+//! A share is compact JSON, `{"items": N, "from": I, "outcomes": [[reason | null, message, read, digest], ...]}`:
+//! `reason` `null` when every own check passed but no head verified to place the receipt under, `read` whether its
+//! signed payload was read, `digest` the lowercase hex SHA-256 of its signed bytes (the worker hashed them for its
+//! checks, so the finish does not hash every receipt again on one thread). A request whose verdict needs no receipt checked (malformed, a browser gate proof's, no key
 //! left) has the share `{"items":0,"from":0,"outcomes":[]}`.
 
 use serde_json::{Value, json};
@@ -16,6 +17,7 @@ use super::algorithm::{Share, ShareOutcome, check_share, finish_shares};
 use super::options::VerifyOptions;
 use super::options::{Read, read_parts_text, read_request_text};
 use super::report::{Reason, Verification};
+use crate::encoding::{decode_hex, hex};
 use crate::error::{Error, ErrorCode};
 use crate::pointer::element;
 use crate::proof::browser_gate;
@@ -74,8 +76,8 @@ impl Shares {
             .outcomes
             .into_iter()
             .map(|o| match o.finding {
-                Some((reason, message)) => json!([reason.as_str(), message, o.read]),
-                None => json!([null, "", o.read]),
+                Some((reason, message)) => json!([reason.as_str(), message, o.read, hex(&o.digest)]),
+                None => json!([null, "", o.read, hex(&o.digest)]),
             })
             .collect();
         Ok(json!({"items": share.items, "from": share.from, "outcomes": outcomes}).to_string())
@@ -129,17 +131,20 @@ fn read_share(value: &Value, at: &str) -> Result<Share, Error> {
     Ok(Share { items, from, outcomes })
 }
 
-const OUTCOME: &str = "an outcome [reason | null, message, read]";
+const OUTCOME: &str = "an outcome [reason | null, message, read, digest]";
 
 fn read_outcome(value: &Value) -> Option<ShareOutcome> {
-    let [reason, message, read] = value.as_array()?.as_slice() else { return None };
+    let [reason, message, read, digest] = value.as_array()?.as_slice() else { return None };
+    // Lowercase only, as `hex` writes it: one spelling per digest.
+    let digest = digest.as_str().filter(|d| !d.bytes().any(|b| b.is_ascii_uppercase()))?;
+    let digest: [u8; 32] = decode_hex(digest)?.try_into().ok()?;
     let message = message.as_str()?;
     let finding = match reason {
         Value::Null => None,
         Value::String(r) => Some((*Reason::ALL.iter().find(|x| x.as_str() == r)?, message.to_string())),
         _ => return None,
     };
-    Some(ShareOutcome { finding, read: read.as_bool()? })
+    Some(ShareOutcome { finding, read: read.as_bool()?, digest })
 }
 
 fn not_share(at: &str, what: &str) -> Error {
@@ -254,6 +259,21 @@ mod tests {
             finish(&["{\"items\":40,\"from\":0,\"outcomes\":[[\"fine\",\"\",true]]}".into()]),
             Err((ErrorCode::InvalidValue, "/shares/0/outcomes/0".to_string()))
         );
+        // An outcome's digest is 32 bytes of lowercase hex, or the share is refused at that outcome.
+        let one = share(0, 1);
+        let first = one.find("\",true,\"").or_else(|| one.find("\",false,\"")).expect("an outcome with a digest") + 8;
+        let digest = &one[first..first + 64];
+        let with = |d: &str| one.replacen(digest, d, 1);
+        for bad in [digest.to_uppercase(), digest[..62].to_string(), format!("{digest}00"), "zz".repeat(32)] {
+            assert_ne!(with(&bad), one);
+            assert_eq!(
+                finish(&[with(&bad)]),
+                Err((ErrorCode::InvalidValue, "/shares/0/outcomes/0".to_string())),
+                "{bad}"
+            );
+        }
+        let without = one.replacen(&format!(",\"{digest}\""), "", 1);
+        assert_eq!(finish(&[without]), Err((ErrorCode::InvalidValue, "/shares/0/outcomes/0".to_string())));
         // A share is read strictly too: a member written twice is refused at its path, not read last-wins.
         let twice = share(0, 1).replacen("\"items\":40", "\"items\":40,\"items\":40", 1);
         assert_ne!(twice, share(0, 1));
