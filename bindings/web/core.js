@@ -289,11 +289,20 @@ async function startWorker() {
   const url = new URL('./pool-worker.js', import.meta.url)
   if (typeof Worker === 'function') {
     const w = new Worker(url, { type: 'module' })
+    // Listen at once and keep what arrives until `listen`: Deno delivers a worker's messages from a promise, so
+    // its first message (the worker's hello) can come before the awaits that lead to `listen` have run, and an
+    // event with no listener is lost (the pool then waited for that hello forever).
+    const early = []
+    let onMessage = (m) => early.push(['message', m])
+    let onError = (e) => early.push(['error', e])
+    w.addEventListener('message', (e) => onMessage(e.data))
+    w.addEventListener('error', (e) => { e.preventDefault?.(); onError(e.error ?? new Error(e.message || 'the worker failed')) })
     return {
       post: (m) => w.postMessage(m),
       listen: (f, fail) => {
-        w.addEventListener('message', (e) => f(e.data))
-        w.addEventListener('error', (e) => { e.preventDefault?.(); fail(e.error ?? new Error(e.message || 'the worker failed')) })
+        onMessage = f
+        onError = fail
+        for (const [kind, x] of early.splice(0)) (kind === 'message' ? f : fail)(x)
       },
       hold: () => {},
       release: () => {},

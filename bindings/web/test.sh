@@ -27,7 +27,8 @@ if [ "${1:-}" = browser ]; then
   echo "==> node --test test/browser.test.mjs (screenshots in target/browser/)"
   node --test test/browser.test.mjs
   echo "==> deno: every differential call through @curbi/web"
-  exec node_modules/.bin/deno run --allow-read test/deno.mjs --differential
+  # A bound, so that a hang fails the step instead of holding CI to its limit.
+  exec timeout 600 node_modules/.bin/deno run --allow-read test/deno.mjs --differential
 fi
 
 echo "==> npm ci (bindings/web, from package-lock.json)"
@@ -43,4 +44,4 @@ echo "==> node --test (bindings/web: API, the verifier pool, npx @curbi/web veri
 node --test test/api.test.mjs test/pool.test.mjs test/cli.test.mjs
 
 echo "==> deno run test/deno.mjs (the same package, unchanged, in Deno)"
-node_modules/.bin/deno run --allow-read test/deno.mjs
+timeout 600 node_modules/.bin/deno run --allow-read test/deno.mjs
