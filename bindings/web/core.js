@@ -285,25 +285,35 @@ async function defaultWorkers() {
  * `worker_threads` worker otherwise; `null` where neither can start (a Content-Security-Policy without
  * `worker-src`, a host without workers).
  */
+/**
+ * `subscribe(onMessage, onFailure)` is called at once, as the worker starts; the returned `listen(f, fail)` gets
+ * everything from then on, what came before it first. Hosts may deliver a worker's first message (its hello)
+ * before the awaits that lead to `listen` have run — Deno does, from a promise — and an event nobody listens to is
+ * lost: the pool then waited for that hello forever.
+ */
+function listenFromStart(subscribe) {
+  const early = []
+  let onMessage = (m) => early.push([true, m])
+  let onFailure = (e) => early.push([false, e])
+  subscribe((m) => onMessage(m), (e) => onFailure(e))
+  return (f, fail) => {
+    onMessage = f
+    onFailure = fail
+    for (const [message, x] of early.splice(0)) (message ? f : fail)(x)
+  }
+}
+
 async function startWorker() {
   const url = new URL('./pool-worker.js', import.meta.url)
   if (typeof Worker === 'function') {
     const w = new Worker(url, { type: 'module' })
-    // Listen at once and keep what arrives until `listen`: Deno delivers a worker's messages from a promise, so
-    // its first message (the worker's hello) can come before the awaits that lead to `listen` have run, and an
-    // event with no listener is lost (the pool then waited for that hello forever).
-    const early = []
-    let onMessage = (m) => early.push(['message', m])
-    let onError = (e) => early.push(['error', e])
-    w.addEventListener('message', (e) => onMessage(e.data))
-    w.addEventListener('error', (e) => { e.preventDefault?.(); onError(e.error ?? new Error(e.message || 'the worker failed')) })
+    const listen = listenFromStart((f, fail) => {
+      w.addEventListener('message', (e) => f(e.data))
+      w.addEventListener('error', (e) => { e.preventDefault?.(); fail(e.error ?? new Error(e.message || 'the worker failed')) })
+    })
     return {
       post: (m) => w.postMessage(m),
-      listen: (f, fail) => {
-        onMessage = f
-        onError = fail
-        for (const [kind, x] of early.splice(0)) (kind === 'message' ? f : fail)(x)
-      },
+      listen,
       hold: () => {},
       release: () => {},
       terminate: () => w.terminate(),
@@ -313,12 +323,13 @@ async function startWorker() {
   const { Worker: NodeWorker } = await import('node:worker_threads')
   const w = new NodeWorker(url)
   w.unref()
+  const listen = listenFromStart((f, fail) => {
+    w.on('message', f)
+    w.on('error', fail)
+  })
   return {
     post: (m) => w.postMessage(m),
-    listen: (f, fail) => {
-      w.on('message', f)
-      w.on('error', fail)
-    },
+    listen,
     // An idle pool does not keep Node running; one with a verification under way does.
     hold: () => w.ref(),
     release: () => w.unref(),

@@ -78,6 +78,15 @@ pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
     raw.chunks_exact(2).map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?)).collect()
 }
 
+/// Exactly `N` bytes as lowercase hex, the one spelling [`hex`] writes. `None` for uppercase digits, any other
+/// character or any other length.
+pub fn decode_lower_hex<const N: usize>(text: &str) -> Option<[u8; N]> {
+    if text.len() != 2 * N || text.bytes().any(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    decode_hex(text)?.try_into().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +188,16 @@ mod tests {
         }
         // Not vacuous: both decoders accepted texts of every kind.
         assert!(accepted[0] > 1_000 && accepted[1] > 1_000, "{accepted:?}");
+    }
+
+    #[test]
+    fn lower_hex_of_a_fixed_length_has_one_spelling() {
+        let h = [0xabu8, 0x01, 0xff];
+        assert_eq!(decode_lower_hex::<3>(&hex(&h)), Some(h));
+        for bad in ["AB01FF", "ab01f", "ab01ff00", "ab01fg", "ab 1ff", ""] {
+            assert_eq!(decode_lower_hex::<3>(bad), None, "{bad:?}");
+        }
+        assert_eq!(decode_lower_hex::<0>(""), Some([]));
     }
 
     #[test]

@@ -27,13 +27,6 @@ const P: [u8; 32] = [
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
 ];
 
-/// The identity's encoding: y = 1, x = 0.
-const EIGHT_TORSION_IDENTITY: [u8; 32] = {
-    let mut e = [0u8; 32];
-    e[0] = 1;
-    e
-};
-
 fn add_le(a: &[u8; 32], b: &[u8; 32]) -> ([u8; 32], bool) {
     let mut out = [0u8; 32];
     let mut carry = 0u16;
@@ -135,7 +128,7 @@ proptest! {
 
         // R the identity and S = k·a: the equation holds ([S]B − [k]A is the identity), so only the rule that R is
         // not of small order refuses it. The signer's secret scalar makes it; dalek's unstrict `verify` accepts it.
-        let identity = curve25519_dalek::edwards::CompressedEdwardsY(EIGHT_TORSION_IDENTITY);
+        let identity = <curve25519_dalek::EdwardsPoint as curve25519_dalek::traits::Identity>::identity().compress();
         let dalek_key = ed25519_dalek::SigningKey::from_bytes(&seed);
         let k = curve25519_dalek::scalar::Scalar::from_hash(
             sha2::Sha512::new().chain_update(identity.as_bytes()).chain_update(key.as_bytes()).chain_update(&msg),

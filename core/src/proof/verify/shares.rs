@@ -8,8 +8,10 @@
 //! A share is compact JSON, `{"items": N, "from": I, "outcomes": [[reason | null, message, read, digest], ...]}`:
 //! `reason` `null` when every own check passed but no head verified to place the receipt under, `read` whether its
 //! signed payload was read, `digest` the lowercase hex SHA-256 of its signed bytes (the worker hashed them for its
-//! checks, so the finish does not hash every receipt again on one thread). A request whose verdict needs no receipt checked (malformed, a browser gate proof's, no key
-//! left) has the share `{"items":0,"from":0,"outcomes":[]}`.
+//! checks, so the finish does not hash every receipt again on one thread). The finish takes outcomes and digests
+//! as given: shares are the pool's own workers' answers from the same text, not input from anyone else. A request
+//! whose verdict needs no receipt checked (malformed, a browser gate proof's, no key left) has the share
+//! `{"items":0,"from":0,"outcomes":[]}`.
 
 use serde_json::{Value, json};
 
@@ -17,7 +19,7 @@ use super::algorithm::{Share, ShareOutcome, check_share, finish_shares};
 use super::options::VerifyOptions;
 use super::options::{Read, read_parts_text, read_request_text};
 use super::report::{Reason, Verification};
-use crate::encoding::{decode_hex, hex};
+use crate::encoding::{decode_lower_hex, hex};
 use crate::error::{Error, ErrorCode};
 use crate::pointer::element;
 use crate::proof::browser_gate;
@@ -135,9 +137,7 @@ const OUTCOME: &str = "an outcome [reason | null, message, read, digest]";
 
 fn read_outcome(value: &Value) -> Option<ShareOutcome> {
     let [reason, message, read, digest] = value.as_array()?.as_slice() else { return None };
-    // Lowercase only, as `hex` writes it: one spelling per digest.
-    let digest = digest.as_str().filter(|d| !d.bytes().any(|b| b.is_ascii_uppercase()))?;
-    let digest: [u8; 32] = decode_hex(digest)?.try_into().ok()?;
+    let digest = decode_lower_hex::<32>(digest.as_str()?)?;
     let message = message.as_str()?;
     let finding = match reason {
         Value::Null => None,
