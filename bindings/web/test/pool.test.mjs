@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
 import { test } from 'node:test'
+import { Worker as NodeWorker } from 'node:worker_threads'
 
 import * as curbi from '../index.js'
 import { comparePool, tampered } from './pool-cases.mjs'
@@ -61,6 +62,56 @@ test('errors: the pool rejects as the one-thread verifier does, and a closed poo
   const byDefault = await curbi.createVerifierPool()
   assert.ok(byDefault.workers >= 1)
   byDefault.close()
+})
+
+/**
+ * A `Worker` as a host that runs the pool's worker but announces it before the pool has listened: its hello is
+ * dispatched in a microtask right after construction (while `createVerifierPool` is still awaiting the worker's
+ * start), the way Deno delivered it, and the worker's own later hello is swallowed. A pool that listened only once
+ * it had finished starting would lose that hello and wait forever.
+ */
+class EarlyHelloWorker extends EventTarget {
+  static started = 0
+  #worker
+
+  constructor(url, options) {
+    super()
+    assert.deepEqual(options, { type: 'module' })
+    EarlyHelloWorker.started++
+    this.#worker = new NodeWorker(url)
+    let announced = false
+    this.#worker.on('message', (data) => {
+      if (data?.hello && !announced) {
+        announced = true
+        return
+      }
+      this.dispatchEvent(new MessageEvent('message', { data }))
+    })
+    this.#worker.on('error', (error) => this.dispatchEvent(Object.assign(new Event('error'), { error })))
+    queueMicrotask(() => this.dispatchEvent(new MessageEvent('message', { data: { hello: true } })))
+  }
+
+  postMessage(message) {
+    this.#worker.postMessage(message)
+  }
+
+  terminate() {
+    this.#worker.terminate()
+  }
+}
+
+test('a host that delivers the hello before the pool listens (as Deno did): the pool starts and answers', { timeout: 30_000 }, async () => {
+  assert.equal(globalThis.Worker, undefined, 'Node 20 has no global Worker: the pool uses worker_threads')
+  globalThis.Worker = EarlyHelloWorker
+  try {
+    const { compared, started, mismatches } = await comparePool(curbi, vectors.slice(0, 8), [2])
+    assert.deepEqual(mismatches, [])
+    assert.deepEqual(started, [2])
+    assert.ok(compared >= 8, `${compared} answers compared`)
+    assert.equal(EarlyHelloWorker.started, 2, 'the pool started its workers through the Worker given')
+  } finally {
+    delete globalThis.Worker
+  }
 })
 
 /** A gate proof made in this process and the request that verifies it (docs/PROOF.md §Browser gate proofs). */
