@@ -11,7 +11,10 @@
 // Targets (issue 19): wasm ≥ 3× faster than the faster JS variant, and within 2.5× of native; both are judged for the
 // one-thread and the pool line.
 //
-//   node --expose-gc bench/proof_wasm/bench.mjs REQUEST.json... [--runs N] [--warmup N]
+// Each verifier is warmed up alone first (at least --warmup calls, default 1, and --warmup-ms, default 3,000 ms, of
+// calls); the medians are of the rounds after that, and each verifier's first call is printed as `cold`.
+//
+//   node --expose-gc bench/proof_wasm/bench.mjs REQUEST.json... [--runs N] [--warmup N] [--warmup-ms MS]
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { availableParallelism, cpus, loadavg } from 'node:os'
@@ -36,8 +39,9 @@ const option = (name) => {
 }
 const runsOption = option('--runs')
 const warmup = option('--warmup') ?? 1
+const warmupMs = option('--warmup-ms') ?? 3000
 const files = args
-if (files.length === 0) throw new Error('usage: bench.mjs REQUEST.json... [--runs N] [--warmup N]')
+if (files.length === 0) throw new Error('usage: bench.mjs REQUEST.json... [--runs N] [--warmup N] [--warmup-ms MS]')
 const runsFor = (n) => runsOption ?? (n < 5000 ? 7 : 5)
 const ms = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1))
 
@@ -47,11 +51,18 @@ console.log(`WebAssembly module: ${wasmBytes.length} bytes raw, ${gzipSync(wasmB
 console.log(`node ${process.version} (V8 ${process.versions.v8}), ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'})`)
 console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(', ')}`)
 
+/** `f()`'s answer and wall time in ms. */
+async function timed(f) {
+  const t0 = performance.now()
+  const answer = await f()
+  return { answer, wall: performance.now() - t0 }
+}
+
 const rows = []
-function table(runtime, file, n, samples) {
+function table(runtime, file, n, { samples, cold }) {
   console.log(`\n${runtime} · ${basename(file)}: ${n} receipts`)
-  for (const [name, s] of Object.entries(samples)) console.log(`  ${name.padEnd(8)} wall ms: ${s.map(ms).join(' ')}`)
-  for (const [name, s] of Object.entries(samples)) rows.push({ runtime, n, name, wall: median(s) })
+  for (const [name, s] of Object.entries(samples)) console.log(`  ${name.padEnd(8)} wall ms: ${s.map(ms).join(' ')}  (cold: ${ms(cold[name])})`)
+  for (const [name, s] of Object.entries(samples)) rows.push({ runtime, n, name, wall: median(s), cold: cold[name] })
 }
 
 const workers = availableParallelism()
@@ -64,7 +75,8 @@ const texts = files.map((file) => {
 })
 
 for (const { file, text, n } of texts) {
-  if (JSON.stringify(await pool.verifyRequest(text)) !== JSON.stringify(await web.verifyRequest(text))) {
+  const [poolFirst, wasmFirst] = [await timed(() => pool.verifyRequest(text)), await timed(() => web.verifyRequest(text))]
+  if (JSON.stringify(poolFirst.answer) !== JSON.stringify(wasmFirst.answer)) {
     throw new Error(`${file}: the pool's answer is not the one-thread answer`)
   }
   const verifiers = {
@@ -74,7 +86,10 @@ for (const { file, text, n } of texts) {
     'js-conc': (t) => verifyRequest(t, { concurrent: true }),
     'js-seq': (t) => verifyRequest(t),
   }
-  table('node', file, n, await rounds(verifiers, text, n, { runs: runsFor(n), warmup, gc: globalThis.gc }))
+  const result = await rounds(verifiers, text, n, { runs: runsFor(n), warmup, warmupMs, gc: globalThis.gc })
+  // The first calls were the answer check: they are the cold ones.
+  Object.assign(result.cold, { pool: poolFirst.wall, wasm: wasmFirst.wall })
+  table('node', file, n, result)
 }
 pool.close()
 
@@ -89,7 +104,7 @@ try {
   await page.goto(`${server.url}/page/`, { waitUntil: 'load' })
   console.log(`\n${await browser.version()}`)
   for (const [i, { file, n }] of texts.entries()) {
-    const samples = await page.evaluate(async (i, n, runs, warmup, workers) => {
+    const samples = await page.evaluate(async (i, n, runs, warmup, warmupMs, workers) => {
       await import('/_/buffer-shim.mjs')
       const web = await import('/index.js')
       const { verifyRequest } = await import('/_/verify.mjs')
@@ -97,7 +112,13 @@ try {
       const text = await (await fetch(`/_/request-${i}.json`)).text()
       const pool = await web.createVerifierPool({ workers })
       if (pool.workers !== workers) throw new Error(`the pool started ${pool.workers} of ${workers} Web Workers`)
-      if (JSON.stringify(await pool.verifyRequest(text)) !== JSON.stringify(await web.verifyRequest(text))) {
+      const timed = async (f) => {
+        const t0 = performance.now()
+        const answer = await f()
+        return { answer, wall: performance.now() - t0 }
+      }
+      const [poolFirst, wasmFirst] = [await timed(() => pool.verifyRequest(text)), await timed(() => web.verifyRequest(text))]
+      if (JSON.stringify(poolFirst.answer) !== JSON.stringify(wasmFirst.answer)) {
         throw new Error("the pool's answer is not the one-thread answer")
       }
       const verifiers = {
@@ -107,11 +128,13 @@ try {
         'js-seq': (t) => verifyRequest(t),
       }
       try {
-        return await rounds(verifiers, text, n, { runs, warmup, gc: globalThis.gc })
+        const result = await rounds(verifiers, text, n, { runs, warmup, warmupMs, gc: globalThis.gc })
+        Object.assign(result.cold, { pool: poolFirst.wall, wasm: wasmFirst.wall })
+        return result
       } finally {
         pool.close()
       }
-    }, i, n, runsFor(n), warmup, workers)
+    }, i, n, runsFor(n), warmup, warmupMs, workers)
     table('chromium', file, n, samples)
   }
 } finally {
@@ -120,11 +143,11 @@ try {
 }
 
 console.log(`\nload average at end: ${loadavg().map((l) => l.toFixed(2)).join(', ')}\n`)
-console.log('| runtime | receipts | verifier | median | per receipt | ÷ wasm |')
-console.log('|---|---:|---|---:|---:|---:|')
+console.log('| runtime | receipts | verifier | median (warm) | per receipt | ÷ wasm | first call (cold) |')
+console.log('|---|---:|---|---:|---:|---:|---:|')
 const wasmOf = (r) => rows.find((w) => w.runtime === r.runtime && w.n === r.n && w.name === 'wasm').wall
 for (const r of rows) {
-  console.log(`| ${r.runtime} | ${r.n} | ${r.name} | ${ms(r.wall)} ms | ${((r.wall * 1000) / r.n).toFixed(1)} µs | ${(r.wall / wasmOf(r)).toFixed(2)} |`)
+  console.log(`| ${r.runtime} | ${r.n} | ${r.name} | ${ms(r.wall)} ms | ${((r.wall * 1000) / r.n).toFixed(1)} µs | ${(r.wall / wasmOf(r)).toFixed(2)} | ${ms(r.cold)} ms |`)
 }
 console.log('')
 for (const r of rows.filter((x) => x.name === 'wasm' || x.name === 'pool')) {
