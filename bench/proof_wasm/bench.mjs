@@ -25,7 +25,7 @@ import { gzipSync } from 'node:zlib'
 import * as web from '../../bindings/web/index.js'
 import { serve } from '../../bindings/web/test/server.mjs'
 import { verifyRequest } from '../proof_webcrypto/verify.mjs'
-import { median, rounds } from './rounds.mjs'
+import { median, rounds, timed } from './rounds.mjs'
 
 const here = import.meta.dirname
 const repo = join(here, '..', '..')
@@ -50,13 +50,6 @@ const wasmBytes = readFileSync(wasmFile)
 console.log(`WebAssembly module: ${wasmBytes.length} bytes raw, ${gzipSync(wasmBytes, { level: 9 }).length} bytes gzip -9; glue ${readFileSync(join(repo, 'bindings', 'web', 'pkg', 'wasm', 'curbi_wasm.js')).length} bytes`)
 console.log(`node ${process.version} (V8 ${process.versions.v8}), ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'})`)
 console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(', ')}`)
-
-/** `f()`'s answer and wall time in ms. */
-async function timed(f) {
-  const t0 = performance.now()
-  const answer = await f()
-  return { answer, wall: performance.now() - t0 }
-}
 
 const rows = []
 function table(runtime, file, n, { samples, cold }) {
@@ -108,15 +101,10 @@ try {
       await import('/_/buffer-shim.mjs')
       const web = await import('/index.js')
       const { verifyRequest } = await import('/_/verify.mjs')
-      const { rounds } = await import('/_/rounds.mjs')
+      const { rounds, timed } = await import('/_/rounds.mjs')
       const text = await (await fetch(`/_/request-${i}.json`)).text()
       const pool = await web.createVerifierPool({ workers })
       if (pool.workers !== workers) throw new Error(`the pool started ${pool.workers} of ${workers} Web Workers`)
-      const timed = async (f) => {
-        const t0 = performance.now()
-        const answer = await f()
-        return { answer, wall: performance.now() - t0 }
-      }
       const [poolFirst, wasmFirst] = [await timed(() => pool.verifyRequest(text)), await timed(() => web.verifyRequest(text))]
       if (JSON.stringify(poolFirst.answer) !== JSON.stringify(wasmFirst.answer)) {
         throw new Error("the pool's answer is not the one-thread answer")

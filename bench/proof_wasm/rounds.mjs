@@ -39,6 +39,13 @@ export async function rounds(verifiers, text, n, { runs, warmup = 1, warmupMs = 
   return { samples, cold }
 }
 
+/** `f()`'s answer and wall time in ms (the answer check's calls, which are each verifier's cold ones). */
+export async function timed(f) {
+  const t0 = performance.now()
+  const answer = await f()
+  return { answer, wall: performance.now() - t0 }
+}
+
 export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1
