@@ -4,7 +4,7 @@
 //! non-canonical encodings); R the identity with an S that satisfies the equation (made with the secret scalar);
 //! R not a point; R shifted by a torsion point. The two must give the same answer on
 //! every one, and the valid signatures must verify. Also: the bundle verifier, which switches a key to its
-//! prepared table from the fourth signature on, rejects exactly the receipts whose signatures were changed,
+//! prepared table from the sixteenth signature on, rejects exactly the receipts whose signatures were changed,
 //! before and after the switch.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -174,7 +174,7 @@ fn the_verifier_rejects_exactly_the_changed_signatures_before_and_after_it_prepa
     let n = 24;
     let (mut bundle, keys) = curbi_testkit::large_bundle(n, true).unwrap();
     // Each item carries two signatures of the one key (its attestation's and its receipt's), so the table takes
-    // over within item 1: change receipts before (0) and after the switch.
+    // over at the sixteenth signature, in item 7: change receipts before (0, 1, 2) and after the switch.
     let changed = [0usize, 1, 2, 9, 17, 23];
     for &i in &changed {
         let compact = bundle["receipts"][i]["receipt"].as_str().unwrap().to_string();

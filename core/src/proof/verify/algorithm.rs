@@ -156,15 +156,20 @@ pub(crate) struct Trusted<'a> {
     /// Each key's index in `keys`.
     by_kid: FxHashMap<&'a str, usize>,
     /// Per key, in the order of `keys`: how many envelopes it verified, and its prepared table from the
-    /// [`PREPARE_FROM`]th on (shared by the threads that verify receipts). At most one 30 KB table per trusted key,
-    /// and only for a key that signed four envelopes: ≤ 512 keys (the caller's and the bundle's, `MAX_KEYS` each),
-    /// so ≤ 15 MB whatever the bundle.
+    /// [`PREPARE_FROM`]th on (shared by the threads that verify receipts).
     uses: Vec<Uses>,
+    /// How many keys were given a table: at most [`MAX_PREPARED`] (each is 220 KB), whatever the bundle; the keys
+    /// after those verify without one (the same answer, more slowly).
+    prepared: AtomicU32,
 }
 
-/// The signature from which on a key verifies with a [`PreparedKey`]: building one costs about one verification,
-/// and each later one takes about a third less (in WebAssembly; a tenth natively).
-const PREPARE_FROM: u32 = 4;
+/// The signature from which on a key verifies with a [`PreparedKey`]: building one costs about ten verifications
+/// in WebAssembly and thirty natively, and each later one takes 0.6–0.65× the time (docs/PERFORMANCE.md), so a
+/// key that signs many envelopes of one bundle pays back its table within about as many again.
+const PREPARE_FROM: u32 = 16;
+
+/// At most this many prepared keys per verification: ≤ 14 MB of tables.
+const MAX_PREPARED: u32 = 64;
 
 #[derive(Default)]
 struct Uses {
@@ -181,7 +186,8 @@ impl<'a> Trusted<'a> {
 
     /// The keys given, in order, the first of each `kid` and public key kept.
     pub(crate) fn of(keys: impl Iterator<Item = &'a TrustedKey>) -> Trusted<'a> {
-        let mut t = Trusted { keys: Vec::new(), by_kid: FxHashMap::default(), uses: Vec::new() };
+        let mut t =
+            Trusted { keys: Vec::new(), by_kid: FxHashMap::default(), uses: Vec::new(), prepared: AtomicU32::new(0) };
         for k in keys {
             if t.by_kid.contains_key(k.kid()) || t.keys.iter().any(|o| o.key() == k.key()) {
                 continue;
@@ -202,13 +208,13 @@ impl<'a> Trusted<'a> {
     /// key's prepared table once it has verified enough envelopes (the same answer either way).
     fn verify(&self, i: usize, env: &Envelope) -> Result<(), SignatureError> {
         let uses = &self.uses[i];
-        let prepared = match uses.prepared.get() {
-            Some(p) => Some(p),
-            None if uses.count.fetch_add(1, Ordering::Relaxed) + 1 >= PREPARE_FROM => {
-                Some(uses.prepared.get_or_init(|| PreparedKey::new(self.keys[i].key())))
-            }
-            None => None,
-        };
+        // Only the call that counts the key's PREPARE_FROMth envelope builds its table; calls on other threads
+        // meanwhile verify without it rather than wait.
+        let prepared = uses.prepared.get().or_else(|| {
+            let seen = uses.count.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+            let build = seen == PREPARE_FROM && self.prepared.fetch_add(1, Ordering::Relaxed) < MAX_PREPARED;
+            build.then(|| uses.prepared.get_or_init(|| PreparedKey::new(self.keys[i].key())))
+        });
         match prepared {
             Some(p) => p.verify(&env.signed_bytes(), env.signature()),
             None => env.verify(self.keys[i].key()),
@@ -571,4 +577,33 @@ fn check_items(items: &[ParsedItem], ctx: &ItemCtx<'_>, threads: usize) -> Vec<I
         }
         out
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::proof::envelope::Kind;
+    use crate::proof::keys::SigningKey;
+
+    #[test]
+    fn keys_get_tables_from_their_sixteenth_envelope_and_no_more_than_the_cap_do() {
+        let signers: Vec<SigningKey> =
+            (0..MAX_PREPARED + 6).map(|i| SigningKey::from_seed(&[i as u8 + 1; 32])).collect();
+        let trusted: Vec<TrustedKey> = signers.iter().map(|s| TrustedKey::new(s.verifying_key())).collect();
+        let t = Trusted::of(trusted.iter());
+        for (i, signer) in signers.iter().enumerate() {
+            for n in 0..PREPARE_FROM + 2 {
+                let good = Envelope::sign(Kind::Receipt, format!("{{\"n\":{n}}}").into_bytes(), signer, "k").unwrap();
+                // Another key's signature over the same payload: refused whether or not the key has its table.
+                let other = &signers[(i + 1) % signers.len()];
+                let bad = Envelope::sign(Kind::Receipt, good.payload().to_vec(), other, "k").unwrap();
+                assert_eq!(t.verify(i, &good), Ok(()), "key {i}, envelope {n}");
+                assert_eq!(t.verify(i, &bad), Err(SignatureError::Invalid), "key {i}, envelope {n}");
+                let expect_table = 2 * n + 2 >= PREPARE_FROM && i < MAX_PREPARED as usize;
+                assert_eq!(t.uses[i].prepared.get().is_some(), expect_table, "key {i}, envelope {n}");
+            }
+        }
+        assert_eq!(t.uses.iter().filter(|u| u.prepared.get().is_some()).count(), MAX_PREPARED as usize);
+    }
 }
