@@ -157,11 +157,11 @@ impl std::hash::Hash for VerifyingKey {
 }
 
 /// A [`VerifyingKey`] prepared to verify many signatures: a fixed-base table of multiples of −A (220 KB, see
-/// [`Comb`]), so that `[k](−A)` becomes 43 point additions instead of 256 doublings and ~50 additions, and `[S]B`
+/// [`Comb`]), so that `[k](−A)` becomes 43 point additions where `verify_strict` doubles 256 times, and `[S]B`
 /// uses the one basepoint table of the process the same way. Building it costs about ten verifications in
-/// WebAssembly (1.7 ms) and thirty natively (0.6 ms); each later verification then takes about 0.6× the time in
-/// WebAssembly and 0.65× natively (docs/PERFORMANCE.md). The proof verifier prepares a key from its sixteenth
-/// signature in one bundle on.
+/// WebAssembly (1.7 ms) and thirty natively (0.6 ms); each later verification then takes under half of
+/// `verify_strict`'s time in WebAssembly and about two thirds natively (docs/PERFORMANCE.md). The proof verifier
+/// prepares a key from its sixteenth signature in one bundle on.
 ///
 /// [`PreparedKey::verify`] answers exactly what [`VerifyingKey::verify`] (ed25519-dalek's `verify_strict`)
 /// answers, for every input: the same checks in the same terms — `S` canonical (`S < L`), `R` a point and not of

@@ -164,8 +164,9 @@ pub(crate) struct Trusted<'a> {
 }
 
 /// The signature from which on a key verifies with a [`PreparedKey`]: building one costs about ten verifications
-/// in WebAssembly and thirty natively, and each later one takes 0.6–0.65× the time (docs/PERFORMANCE.md), so a
-/// key that signs many envelopes of one bundle pays back its table within about as many again.
+/// in WebAssembly and thirty natively, and each later one takes under half of an unprepared one's time in
+/// WebAssembly and about two thirds natively (docs/PERFORMANCE.md). Sixteen keeps a bundle with few receipts per
+/// key from paying for tables it cannot use, and a key that signs many pays its table back soon after.
 const PREPARE_FROM: u32 = 16;
 
 /// At most this many prepared keys per verification: ≤ 14 MB of tables.
