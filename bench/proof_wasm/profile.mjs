@@ -58,9 +58,9 @@ for (const node of byId.values()) for (const c of node.children ?? []) parent.se
 const PHASES = [
   ['read the request (ParsedBundle, every envelope decoded)', /BundleSeed|ParsedBundle|read_request_text|read_parts_text|proof::bundle::/],
   ['receipts\' own checks (check_item)', /check_item/],
-  ['  of which Ed25519 (verify_strict, or PreparedKey::verify from a key\'s 4th signature)', /verify_strict|PreparedKey.*verify/],
+  ['  of which Ed25519 (verify_strict, or PreparedKey::verify from a key\'s 16th signature)', /verify_strict|PreparedKey.*verify/],
   ['    of which R decompressed, small-order checks', /decompress|is_small_order|sqrt_ratio/],
-  ['    of which [k](-A) + [s]B (double-base, or the two fixed-base tables)', /vartime_double_scalar_mul_basepoint|BasepointTable|mul_base|EdwardsPoint.*Add/],
+  ['    of which [k](-A) + [s]B (double-base, or the two Comb tables)', /vartime_double_scalar_mul_basepoint|Comb.*mul_add|EdwardsPoint.*Add/],
   ['  of which leaf hash and inclusion proof', /verify_inclusion|leaf_hash/],
   ['  of which the payload read (Receipt)', /envelope.*receipt|Envelope.*receipt|payload/i],
   ['the head (checkpoint signatures)', /verify_head|verify_checkpoint/],

@@ -233,8 +233,10 @@ impl PreparedKey {
 /// scalar: signing keeps the library's constant-time multiplication.
 struct Comb {
     w: u32,
+    /// `2^(w−1)`, the points in a row.
+    half: usize,
     positions: usize,
-    /// Position `p`'s row starts at `p · 2^(w−1)`; its `j − 1`th point is `j·2^(w·p)·P`.
+    /// Position `p`'s row starts at `p · half`; its `j − 1`th point is `j·2^(w·p)·P`.
     points: Vec<EdwardsPoint>,
 }
 
@@ -257,16 +259,15 @@ impl Comb {
                 base = base + base;
             }
         }
-        Comb { w, positions, points }
+        Comb { w, half, positions, points }
     }
 
     /// `acc + [scalar]P`.
     fn mul_add(&self, scalar: &Scalar, mut acc: EdwardsPoint) -> EdwardsPoint {
-        let half = 1usize << (self.w - 1);
         let mut digits = [0i16; 257];
         signed_digits(scalar.as_bytes(), self.w, &mut digits[..self.positions]);
         for (p, &d) in digits[..self.positions].iter().enumerate() {
-            let row = p * half;
+            let row = p * self.half;
             match d {
                 0 => {}
                 d if d > 0 => acc += self.points[row + d.unsigned_abs() as usize - 1],
