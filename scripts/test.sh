@@ -6,16 +6,24 @@ cd "$(dirname "$0")/.."
 passed=0
 failed=0
 failed_steps=()
+timings=()
+started=$SECONDS
+# Each step's wall time is printed after it and again in the summary, so a run over the 45-minute budget names
+# its slowest steps.
 step() {
   local name=$1
   shift
   echo "==> $name"
+  local t0=$SECONDS verdict=ok
   if "$@"; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
     failed_steps+=("$name")
+    verdict=FAILED
   fi
+  echo "<== $name: $verdict in $((SECONDS - t0)) s"
+  timings+=("$((SECONDS - t0)) s  $name")
 }
 
 # Setup: Debian tools the C tests need, when a fresh machine lacks them (CI runs as root).
@@ -93,6 +101,8 @@ step "MCP: official TypeScript and Python clients" env CURBI=target/release/curb
 # Needs the venv the Python step builds: an exported test_regression.py through the real curbi package.
 step "exported regression under pytest (real curbi package)" bash scripts/regression-python.sh
 
+echo "==> step times (slowest first; $((SECONDS - started)) s in all)"
+printf '%s\n' "${timings[@]}" | sort -rn | head -n 10
 if [ "$failed" -gt 0 ]; then
   echo "make test: failed steps: ${failed_steps[*]}"
 fi

@@ -9,7 +9,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 import curbi from '../index.js'
@@ -18,7 +18,16 @@ import { VECTORS, assertCurbiRejects, contains } from './vectors.mjs'
 const DOC = JSON.parse(readFileSync(join(VECTORS, 'recorder', 'scenarios.json'), 'utf8'))
 const BUNDLES = join(VECTORS, '..', 'target', 'recorder-bundles', 'node')
 const NO_REQUEST = new Set(['checkpoint', 'keys', 'status'])
-const tmp = () => mkdtempSync(join(tmpdir(), 'curbi-recorder-node-'))
+// Every folder a test makes is removed when the file's tests end (the recorders in it are closed by then).
+const made = []
+const tmp = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'curbi-recorder-node-'))
+  made.push(dir)
+  return dir
+}
+after(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
 
 /** The scenario's test key in a file only its owner may read (the recorder refuses any other). */
 function keyFile(db, kid) {

@@ -3,7 +3,7 @@
 // (target/release/curbi, or $CURBI); without it the comparison is skipped unless CURBI_REQUIRE_NATIVE=1.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -85,6 +85,7 @@ test('every proof vector: the same stdout and exit status as the native curbi ve
     const got = web(args)
     assert.equal(got.stdout, want.stdout, c.file)
     assert.equal(got.status, want.status, c.file)
+    rmSync(dir, { recursive: true, force: true })
     compared++
   }
   assert.ok(compared >= 60, `only ${compared} vectors compared`)
