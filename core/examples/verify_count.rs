@@ -1,7 +1,8 @@
 //! Instruction counts for the Proof of Action verify cost against its floor (issue 7, docs/PERFORMANCE.md), steadier
 //! than time on a shared machine. Builds a bundle of N receipts (no attestations) from the reference gate with its
 //! fixed clock and the published test key, then runs, on one thread, either `verify` (one `verify_bundle` of it) or
-//! `floor` (N times: one `verify_strict` of a receipt's signed bytes, its leaf hash and ⌈log2 N⌉ node hashes). Run
+//! `floor` (N times: one `verify_strict` of a receipt's signed bytes, its leaf hash and ⌈log2 N⌉ node hashes), or
+//! `read` (the bundle's compact JSON text read strictly by `ParsedBundle::from_text`, as each pool worker does). Run
 //! under callgrind with collection on only inside the measured function:
 //!
 //! ```sh
@@ -31,6 +32,11 @@ fn measured_verify(bundle: &ParsedBundle, options: &VerifyOptions) -> Reason {
 }
 
 #[inline(never)]
+fn measured_read(text: &str) -> usize {
+    ParsedBundle::from_text(black_box(text), "/bundle").unwrap().items.len()
+}
+
+#[inline(never)]
 fn measured_floor(n: usize, key: &VerifyingKey, message: &[u8], signature: &[u8], entry: &[u8], siblings: &[Hash]) {
     for _ in 0..n {
         key.verify(black_box(message), black_box(signature)).unwrap();
@@ -47,7 +53,7 @@ fn main() {
     let (mode, n) = match args.as_slice() {
         [mode, n] => (mode.as_str(), n.parse::<usize>().unwrap()),
         _ => {
-            eprintln!("usage: verify_count verify|floor N");
+            eprintln!("usage: verify_count verify|floor|read N");
             std::process::exit(2);
         }
     };
@@ -65,6 +71,10 @@ fn main() {
             let siblings: Vec<Hash> = (0..depth).map(|i| merkle::leaf_hash(&[i as u8])).collect();
             let key = curbi_testkit::test_key().verifying_key();
             measured_floor(n, &key, &env.signed_bytes(), env.signature(), first.as_bytes(), &siblings);
+        }
+        "read" => {
+            let (value, _) = curbi_testkit::large_bundle(n, false).unwrap();
+            assert_eq!(measured_read(&value.to_string()), n);
         }
         _ => std::process::exit(2),
     }

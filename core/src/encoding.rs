@@ -61,30 +61,37 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// One hex digit's value; `upper` says whether `A`–`F` count.
+fn nibble(c: u8, upper: bool) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' if upper => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
 /// Decodes lowercase or uppercase hex of even length. `None` for anything else.
 pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    fn nibble(c: u8) -> Option<u8> {
-        match c {
-            b'0'..=b'9' => Some(c - b'0'),
-            b'a'..=b'f' => Some(c - b'a' + 10),
-            b'A'..=b'F' => Some(c - b'A' + 10),
-            _ => None,
-        }
-    }
     let raw = text.as_bytes();
     if raw.len() % 2 != 0 {
         return None;
     }
-    raw.chunks_exact(2).map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?)).collect()
+    raw.chunks_exact(2).map(|pair| Some(nibble(pair[0], true)? << 4 | nibble(pair[1], true)?)).collect()
 }
 
 /// Exactly `N` bytes as lowercase hex, the one spelling [`hex`] writes. `None` for uppercase digits, any other
-/// character or any other length.
+/// character or any other length. Decoded in place, without touching the heap (a share carries one per receipt).
 pub fn decode_lower_hex<const N: usize>(text: &str) -> Option<[u8; N]> {
-    if text.len() != 2 * N || text.bytes().any(|b| b.is_ascii_uppercase()) {
+    let raw = text.as_bytes();
+    if raw.len() != 2 * N {
         return None;
     }
-    decode_hex(text)?.try_into().ok()
+    let mut out = [0u8; N];
+    for (byte, pair) in out.iter_mut().zip(raw.chunks_exact(2)) {
+        *byte = nibble(pair[0], false)? << 4 | nibble(pair[1], false)?;
+    }
+    Some(out)
 }
 
 #[cfg(test)]

@@ -121,6 +121,11 @@ pub(crate) trait Container<'de>: Sized {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(Err("array"))
     }
+
+    /// A string: borrowed from the text when it has no escapes.
+    fn text(self, _text: Cow<'de, str>) -> Result<Self::Out, &'static str> {
+        Err("string")
+    }
 }
 
 /// Streams a value into a [`Container`]: `Ok(out)` when it is the container's kind, `Err(type name)` otherwise.
@@ -153,8 +158,11 @@ impl<'de, C: Container<'de>> Visitor<'de> for Shaped<C> {
     fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
         Ok(Err("number"))
     }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Err("string"))
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(self.0.text(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.0.text(Cow::Owned(v.to_owned())))
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(Err("null"))
@@ -171,6 +179,22 @@ impl<'de, C: Container<'de>> Visitor<'de> for Shaped<C> {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         self.0.seq(seq)
     }
+}
+
+/// A string value, through [`Shaped`]: `Ok(text)`, or `Err(type name)` for any other JSON value.
+pub(crate) struct Text;
+
+impl<'de> Container<'de> for Text {
+    type Out = Cow<'de, str>;
+
+    fn text(self, text: Cow<'de, str>) -> Result<Cow<'de, str>, &'static str> {
+        Ok(text)
+    }
+}
+
+/// A member name, borrowed from the text when it has no escapes.
+pub(crate) fn member_name<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Cow<'de, str>>, A::Error> {
+    Ok(map.next_key::<Name<'de>>()?.map(|Name(n)| n))
 }
 
 /// The member name under which serde_json's `arbitrary_precision` passes a number's text to `deserialize_any`.

@@ -106,6 +106,24 @@ fn damaged(doc: &Value, pointer: &str) -> Vec<(String, Value)> {
             out.push((format!("{pointer}/{name} = {r}"), edit(&|m| drop(m.insert(name.clone(), r.clone())))));
         }
     }
+    // Two members wrong at once: which one a reader reports first must not depend on the reader.
+    let names: Vec<&String> = obj.keys().collect();
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            let both = edit(&|m| {
+                m.insert((*a).clone(), json!(true));
+                m.insert((*b).clone(), json!(null));
+            });
+            out.push((format!("{pointer}/{a} and /{b} wrong"), both));
+        }
+        out.push((
+            format!("{pointer}: without {a}, and an unknown"),
+            edit(&|m| {
+                m.remove(*a);
+                m.insert("zz".into(), json!(1));
+            }),
+        ));
+    }
     for extra in ["", "a", "zz", "~/"] {
         out.push((format!("{pointer}: unknown {extra:?}"), edit(&|m| drop(m.insert(extra.into(), json!(1))))));
     }
@@ -146,12 +164,64 @@ fn damaged_requests_read_the_same_streamed() {
                 variants.push((format!("{file}: {label}"), d));
             }
         }
+        // A receipt's proof, element by element: each wrong type and wrong hash, first and last, and over the
+        // limit (the count is the error, before any bad element).
+        for i in [0, receipts - 1] {
+            let at = format!("/bundle/receipts/{i}/proof");
+            let proof = doc.pointer(&at).and_then(Value::as_array).unwrap().clone();
+            let hash = proof[0].clone();
+            let short = Value::String(curbi::encoding::encode_std(&[7; 31]));
+            let unpadded = Value::String(hash.as_str().unwrap().trim_end_matches('=').to_owned());
+            let mut lists: Vec<(String, Vec<Value>)> = Vec::new();
+            for r in replacements().into_iter().chain([short, unpadded]) {
+                for j in [0, proof.len() - 1] {
+                    let mut p = proof.clone();
+                    p[j] = r.clone();
+                    lists.push((format!("{at}/{j} = {r}"), p));
+                }
+            }
+            lists.push((format!("{at}: 65 hashes"), vec![hash.clone(); 65]));
+            lists.push((format!("{at}: 64 hashes"), vec![hash.clone(); 64]));
+            lists.push((
+                format!("{at}: 65, the first a number"),
+                [json!(1)].into_iter().chain(vec![hash; 64]).collect(),
+            ));
+            lists.push((format!("{at}: empty"), Vec::new()));
+            for (label, list) in lists {
+                let mut d = doc.clone();
+                *d.pointer_mut(&at).unwrap() = Value::Array(list);
+                variants.push((format!("{file}: {label}"), d));
+            }
+        }
         for (label, v) in variants {
             assert_same(&format!("{file}: {label}"), &v);
             checked += 1;
         }
     }
     assert!(checked > 400, "{checked} variants");
+}
+
+#[test]
+fn escaped_member_names_and_strings_read_the_same_streamed() {
+    // The streaming reader borrows unescaped strings from the text; an escape in a member name or a value must
+    // read as its character, as the tree reader reads it.
+    let doc = input("valid-four-domains.json");
+    let plain = text(&doc, false);
+    let edits = [
+        (r#""receipt":"curbi-receipt-v1."#, r#""receipt":"curbi-rec\u0065ipt-v1."#),
+        (r#""proof":["#, r#""pro\u006ff":["#),
+        (r#""index":"#, r#""\u0069ndex":"#),
+        (r#""receipt":"curbi-receipt-v1."#, r#""receipt":"curbi-receipt-v1.\n"#),
+        (r#""index":"#, r#""indeks":"#),
+    ];
+    for (from, to) in edits {
+        for count in [1, 2] {
+            let edited = plain.replacen(from, to, count);
+            assert_ne!(edited, plain, "{from}");
+            let tree = verify_request(&serde_json::from_str(&edited).unwrap()).to_json_string();
+            assert_eq!(verify_request_text(&edited).unwrap().to_json_string(), tree, "{to} ({count})");
+        }
+    }
 }
 
 #[test]

@@ -6,13 +6,15 @@
 //! (compact envelopes, checkpoint notes, 32-byte proof hashes, key set), ready for verification. Nothing here checks a
 //! signature or a proof.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess};
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
 use super::envelope::{Envelope, Kind};
-use super::json::{Container, Shaped, first_repeat, read_text, wrong_type, wrong_type_named};
+use super::json::{Container, Shaped, Text, first_repeat, member_name, read_text, wrong_type, wrong_type_named};
 use super::keys::KeySet;
 use super::merkle::{HASH_LEN, Hash, MAX_PROOF_LEN};
 use super::note::{self, SignedCheckpoint};
@@ -150,7 +152,7 @@ fn required<'a>(obj: &'a Map<String, Value>, path: &str, name: &str) -> Result<&
 }
 
 fn present<T>(v: Option<T>, path: &str, name: &str) -> Result<T, Error> {
-    v.ok_or_else(|| malformed(ErrorCode::MissingField, member(path, name), format!("\"{name}\" is required")))
+    v.ok_or_else(|| missing(path, name))
 }
 
 fn string<'a>(v: &'a Value, path: &str) -> Result<&'a str, Error> {
@@ -193,7 +195,7 @@ pub(crate) fn read_index(v: &Value, at: &str) -> Result<u64, Error> {
 
 /// Reads a proof: an array of at most 64 canonical standard base64 strings of exactly 32 bytes.
 pub(crate) fn read_proof(v: &Value, path: &str) -> Result<Vec<Hash>, Error> {
-    let list = v.as_array().ok_or_else(|| wrong_type(path, "an array of base64 hashes", v))?;
+    let list = v.as_array().ok_or_else(|| wrong_type(path, PROOF, v))?;
     Error::at_most(list.len(), MAX_PROOF_LEN, path, || {
         format!("{} proof elements, more than {MAX_PROOF_LEN}", list.len())
     })?;
@@ -201,17 +203,17 @@ pub(crate) fn read_proof(v: &Value, path: &str) -> Result<Vec<Hash>, Error> {
     for (i, h) in list.iter().enumerate() {
         // The pointer is made only for an error: a receipt carries a dozen or more hashes.
         let Some(text) = h.as_str() else { return Err(wrong_type(&element(path, i), "a string", h)) };
-        let hash = decode_std_array::<HASH_LEN>(text).ok_or_else(|| {
-            let len = decode_std(text).map(|b| b.len());
-            let message = match len {
-                Some(n) => format!("a proof hash is {HASH_LEN} bytes, not {n}"),
-                None => "a proof hash is canonical standard base64 (with padding)".to_owned(),
-            };
-            malformed(ErrorCode::InvalidValue, element(path, i), message)
-        })?;
-        proof.push(hash);
+        proof.push(proof_hash(text).map_err(|m| malformed(ErrorCode::InvalidValue, element(path, i), m))?);
     }
     Ok(proof)
+}
+
+/// One proof hash: canonical standard base64 of exactly 32 bytes, or the message saying what it is instead.
+fn proof_hash(text: &str) -> Result<Hash, String> {
+    decode_std_array::<HASH_LEN>(text).ok_or_else(|| match decode_std(text).map(|b| b.len()) {
+        Some(n) => format!("a proof hash is {HASH_LEN} bytes, not {n}"),
+        None => "a proof hash is canonical standard base64 (with padding)".to_owned(),
+    })
 }
 
 fn read_envelope(v: &Value, path: &str, kind: Kind) -> Result<Envelope, Error> {
@@ -220,7 +222,7 @@ fn read_envelope(v: &Value, path: &str, kind: Kind) -> Result<Envelope, Error> {
 }
 
 fn read_item(v: &Value, path: &str) -> Result<ParsedItem, Error> {
-    let obj = object(v, path, &ITEM_MEMBERS, "a bundle receipt")?;
+    let obj = object(v, path, &ITEM_MEMBERS, ITEM)?;
     let receipt_at = member(path, "receipt");
     let receipt_value = required(obj, path, "receipt")?;
     let receipt = read_envelope(receipt_value, &receipt_at, Kind::Receipt)?;
@@ -254,6 +256,8 @@ fn read_receipts(v: &Value, path: &str) -> Result<Vec<ParsedItem>, Error> {
 
 const BUNDLE: &str = "a curbi.proof/0.1 bundle";
 const RECEIPTS: &str = "an array of receipts";
+const ITEM: &str = "a bundle receipt";
+const PROOF: &str = "an array of base64 hashes";
 
 /// A bundle object's members as found, judged by [`Members::finish`] in one fixed order (unknown members, then
 /// `object`, `head`, `receipts`, `consistency`, `keys`) whatever order the document writes them in, so the tree
@@ -395,8 +399,8 @@ impl<'de> Container<'de> for BundleSeed<'_> {
     }
 }
 
-/// Streams the receipts array: each entry becomes a small `Value` that is read into a [`ParsedItem`] and dropped.
-/// After the first bad entry, or past [`MAX_RECEIPTS`], the rest are only counted.
+/// Streams the receipts array, each entry straight into a [`ParsedItem`] ([`ItemSeed`]), no `Value` built. After
+/// the first bad entry, or past [`MAX_RECEIPTS`], the rest are only counted.
 struct ReceiptsSeed<'a> {
     path: &'a str,
 }
@@ -410,10 +414,12 @@ impl<'de> Container<'de> for ReceiptsSeed<'_> {
         let mut count = 0usize;
         loop {
             if count < MAX_RECEIPTS && first_error.is_none() {
-                let Some(entry) = seq.next_element::<Value>()? else { break };
-                match read_item(&entry, &element(self.path, count)) {
-                    Ok(item) => items.push(item),
-                    Err(e) => first_error = Some(e),
+                let seed = Shaped(ItemSeed { list: self.path, i: count });
+                let Some(entry) = seq.next_element_seed(seed)? else { break };
+                match entry {
+                    Ok(Ok(item)) => items.push(item),
+                    Ok(Err(e)) => first_error = Some(e),
+                    Err(got) => first_error = Some(wrong_type_named(&element(self.path, count), ITEM, got)),
                 }
             } else if seq.next_element::<IgnoredAny>()?.is_none() {
                 break;
@@ -421,6 +427,132 @@ impl<'de> Container<'de> for ReceiptsSeed<'_> {
             count += 1;
         }
         Ok(Ok(check_count(count, self.path).and_then(|()| first_error.map_or(Ok(items), Err))))
+    }
+}
+
+/// Streams receipt entry `i` of the list at `list` into a [`ParsedItem`]: the strings borrowed from the text, the
+/// proof decoded as it is read. Its first error is [`read_item`]'s for the same entry as a `Value`: the members are
+/// judged in that fixed order (an unknown member, the first in byte order; then `receipt`, `attestation`, `index`,
+/// `proof`) whatever order they are written in, and the entry's pointer is written only for an error.
+struct ItemSeed<'a> {
+    list: &'a str,
+    i: usize,
+}
+
+impl<'de> Container<'de> for ItemSeed<'_> {
+    type Out = Result<ParsedItem, Error>;
+
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Result<Self::Out, &'static str>, A::Error> {
+        let mut found = ItemMembers::default();
+        while let Some(name) = member_name(&mut map)? {
+            match &*name {
+                "receipt" => found.receipt = Some(map.next_value_seed(Shaped(Text))?),
+                "attestation" => found.attestation = Some(map.next_value_seed(Shaped(Text))?),
+                "index" => found.index = Some(map.next_value::<Value>()?),
+                "proof" => found.proof = Some(map.next_value_seed(Shaped(ProofSeed))?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    if found.unknown.as_deref().is_none_or(|first| *name < *first) {
+                        found.unknown = Some(name.into_owned());
+                    }
+                }
+            }
+        }
+        Ok(Ok(found.finish(|| element(self.list, self.i))))
+    }
+}
+
+/// A streamed receipt entry's members as found (each string or the type it was instead), judged by
+/// [`ItemMembers::finish`].
+#[derive(Default)]
+struct ItemMembers<'de> {
+    unknown: Option<String>,
+    receipt: Option<Result<Cow<'de, str>, &'static str>>,
+    attestation: Option<Result<Cow<'de, str>, &'static str>>,
+    index: Option<Value>,
+    proof: Option<Result<Result<Vec<Hash>, ProofFault>, &'static str>>,
+}
+
+impl<'de> ItemMembers<'de> {
+    fn finish(self, at: impl Fn() -> String) -> Result<ParsedItem, Error> {
+        if let Some(name) = self.unknown {
+            return Err(unknown_member(&at(), &name, &ITEM_MEMBERS, ITEM));
+        }
+        let envelope = |text: Result<Cow<'de, str>, &str>, name: &str, kind: Kind| {
+            let text = text.map_err(|got| wrong_type_named(&member(&at(), name), "a string", got))?;
+            let envelope = Envelope::parse(kind, &text)
+                .map_err(|e| malformed(ErrorCode::InvalidValue, member(&at(), name), e.0))?;
+            Ok::<_, Error>((text, envelope))
+        };
+        let receipt = self.receipt.ok_or_else(|| missing(&at(), "receipt"))?;
+        let (text, receipt) = envelope(receipt, "receipt", Kind::Receipt)?;
+        let attestation = match self.attestation {
+            Some(a) => Some(envelope(a, "attestation", Kind::Attestation)?.1),
+            None => None,
+        };
+        let index = match self.index.ok_or_else(|| missing(&at(), "index"))? {
+            Value::Number(n) if n.is_u64() => n.as_u64().unwrap_or_default(),
+            other => read_index(&other, &member(&at(), "index"))?,
+        };
+        let proof = match self.proof.ok_or_else(|| missing(&at(), "proof"))? {
+            Ok(read) => read.map_err(|fault| fault.error(&member(&at(), "proof")))?,
+            Err(got) => return Err(wrong_type_named(&member(&at(), "proof"), PROOF, got)),
+        };
+        Ok(ParsedItem { text: text.into_owned(), receipt, attestation, index, proof })
+    }
+}
+
+fn missing(path: &str, name: &str) -> Error {
+    malformed(ErrorCode::MissingField, member(path, name), format!("\"{name}\" is required"))
+}
+
+/// Streams a proof array, each hash decoded as it is read; past [`MAX_PROOF_LEN`] elements, or after the first bad
+/// one, the rest are only counted, so the error is [`read_proof`]'s (the count first).
+struct ProofSeed;
+
+/// What is wrong with a streamed proof, before its pointer is known.
+enum ProofFault {
+    TooMany(usize),
+    NotText(usize, &'static str),
+    Bad(usize, String),
+}
+
+impl ProofFault {
+    fn error(self, path: &str) -> Error {
+        match self {
+            ProofFault::TooMany(n) => {
+                malformed(ErrorCode::TooManyItems, path, format!("{n} proof elements, more than {MAX_PROOF_LEN}"))
+            }
+            ProofFault::NotText(i, got) => wrong_type_named(&element(path, i), "a string", got),
+            ProofFault::Bad(i, message) => malformed(ErrorCode::InvalidValue, element(path, i), message),
+        }
+    }
+}
+
+impl<'de> Container<'de> for ProofSeed {
+    type Out = Result<Vec<Hash>, ProofFault>;
+
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Result<Self::Out, &'static str>, A::Error> {
+        let mut proof = Vec::with_capacity(16);
+        let mut fault = None;
+        let mut count = 0usize;
+        loop {
+            if count < MAX_PROOF_LEN && fault.is_none() {
+                let Some(hash) = seq.next_element_seed(Shaped(Text))? else { break };
+                match hash.map(|text| proof_hash(&text)) {
+                    Ok(Ok(hash)) => proof.push(hash),
+                    Ok(Err(message)) => fault = Some(ProofFault::Bad(count, message)),
+                    Err(got) => fault = Some(ProofFault::NotText(count, got)),
+                }
+            } else if seq.next_element::<IgnoredAny>()?.is_none() {
+                break;
+            }
+            count += 1;
+        }
+        if count > MAX_PROOF_LEN {
+            return Ok(Ok(Err(ProofFault::TooMany(count))));
+        }
+        Ok(Ok(fault.map_or(Ok(proof), Err)))
     }
 }
 

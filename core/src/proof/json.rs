@@ -2,5 +2,6 @@
 //! document, with repeated member names refused.
 
 pub(crate) use crate::json::{
-    Container, Shaped, first_repeat, read_str as parse_strict, read_text, wrong_type, wrong_type_named,
+    Container, Shaped, Text, first_repeat, member_name, read_str as parse_strict, read_text, wrong_type,
+    wrong_type_named,
 };

@@ -88,12 +88,20 @@ pub(crate) struct Share {
     pub(crate) outcomes: Vec<ShareOutcome>,
 }
 
+/// The receipts a reading parsed for its own share (items from `from` on, `None` where a payload was not read),
+/// kept so that its finish does not parse them again.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    pub(crate) from: usize,
+    pub(crate) receipts: Vec<Option<Receipt>>,
+}
+
 /// Share `part` (from 0) of `parts`: the own checks of the `part`-th of `parts` runs of consecutive receipts (the
-/// runs as even as can be), exactly as [`verify_bundle`] checks them.
-pub(crate) fn check_share(bundle: &ParsedBundle, options: &VerifyOptions, part: usize, parts: usize) -> Share {
+/// runs as even as can be), exactly as [`verify_bundle`] checks them, and the receipts it parsed.
+pub(crate) fn check_share(bundle: &ParsedBundle, options: &VerifyOptions, part: usize, parts: usize) -> (Share, Kept) {
     let trusted = Trusted::new(options, bundle);
     if trusted.is_empty() {
-        return Share { items: 0, from: 0, outcomes: Vec::new() };
+        return (Share { items: 0, from: 0, outcomes: Vec::new() }, Kept::default());
     }
     let head = verify_head(bundle, &trusted, options, pinned_witnesses(options));
     let ctx = ItemCtx { trusted: &trusted, mode: options.mode, head: head.as_ref().ok().map(|h| (h.size, h.root)) };
@@ -101,20 +109,23 @@ pub(crate) fn check_share(bundle: &ParsedBundle, options: &VerifyOptions, part: 
     let per = n.div_ceil(parts.max(1));
     let from = part.saturating_mul(per).min(n);
     let to = from.saturating_add(per).min(n);
-    let outcomes = check_items(&bundle.items[from..to], &ctx, options.threads)
+    let (outcomes, receipts) = check_items(&bundle.items[from..to], &ctx, options.threads)
         .into_iter()
-        .map(|o| ShareOutcome { finding: o.finding, read: o.receipt.is_some(), digest: o.digest })
-        .collect();
-    Share { items: n, from, outcomes }
+        .map(|o| (ShareOutcome { finding: o.finding, read: o.receipt.is_some(), digest: o.digest }, o.receipt))
+        .unzip();
+    (Share { items: n, from, outcomes }, Kept { from, receipts })
 }
 
 /// [`verify_bundle`] with the receipts' own checks taken from `shares` (any order) instead of made here: the same
-/// result when they are the shares [`check_share`] made of this bundle and options. `Err` (a message) when the
-/// shares do not cover the bundle's receipts exactly once, or claim a payload was read that cannot be.
+/// result when they are the shares [`check_share`] made of this bundle and options. A receipt a share says was read
+/// is taken from `kept` (what [`check_share`] parsed from this same bundle) when it is there, and parsed again
+/// otherwise. `Err` (a message) when the shares do not cover the bundle's receipts exactly once, or claim a payload
+/// was read that cannot be.
 pub(crate) fn finish_shares(
     bundle: &ParsedBundle,
     options: &VerifyOptions,
     mut shares: Vec<Share>,
+    mut kept: Kept,
 ) -> Result<Verification, String> {
     verify_bundle_with(bundle, options, |items, _| {
         shares.sort_by_key(|s| s.from);
@@ -133,10 +144,18 @@ pub(crate) fn finish_shares(
                 let Some(item) = items.get(outcomes.len()) else {
                     return Err(format!("more outcomes than the bundle's {} receipts", items.len()));
                 };
+                let i = outcomes.len();
                 let receipt = match o.read {
-                    true => Some(item.receipt.receipt().map_err(|e| {
-                        format!("item {}: a share read a payload that is unreadable: {e}", outcomes.len())
-                    })?),
+                    true => {
+                        match i.checked_sub(kept.from).and_then(|k| kept.receipts.get_mut(k)).and_then(Option::take) {
+                            Some(r) => Some(r),
+                            None => Some(
+                                item.receipt
+                                    .receipt()
+                                    .map_err(|e| format!("item {i}: a share read a payload that is unreadable: {e}"))?,
+                            ),
+                        }
+                    }
                     false => None,
                 };
                 outcomes.push(ItemOutcome { finding: o.finding, digest: o.digest, receipt });

@@ -13,9 +13,11 @@
 //! whose verdict needs no receipt checked (malformed, a browser gate proof's, no key left) has the share
 //! `{"items":0,"from":0,"outcomes":[]}`.
 
+use std::sync::{Mutex, PoisonError};
+
 use serde_json::{Value, json};
 
-use super::algorithm::{Share, ShareOutcome, check_share, finish_shares};
+use super::algorithm::{Kept, Share, ShareOutcome, check_share, finish_shares};
 use super::options::VerifyOptions;
 use super::options::{Read, read_parts_text, read_request_text};
 use super::report::{Reason, Verification};
@@ -30,6 +32,8 @@ use crate::proof::bundle::ParsedBundle;
 #[derive(Debug)]
 pub struct Shares {
     state: State,
+    /// The receipts the last [`Shares::share`] parsed, for the finish (which then parses only the other shares').
+    kept: Mutex<Kept>,
 }
 
 #[derive(Debug)]
@@ -60,7 +64,7 @@ impl Shares {
             Read::Known(v) => State::Known(v),
             Read::Gate => gate(),
         };
-        Shares { state }
+        Shares { state, kept: Mutex::default() }
     }
 
     /// Share `part` (from 0) of `parts`: the own checks of the `part`-th of `parts` runs of consecutive receipts
@@ -71,7 +75,11 @@ impl Shares {
             return Err(Error::new(ErrorCode::OutOfRange, "/part", m));
         }
         let share = match &self.state {
-            State::Bundle(bundle, options) => check_share(bundle, options, part, parts),
+            State::Bundle(bundle, options) => {
+                let (share, kept) = check_share(bundle, options, part, parts);
+                *self.kept.lock().unwrap_or_else(PoisonError::into_inner) = kept;
+                share
+            }
             _ => Share { items: 0, from: 0, outcomes: Vec::new() },
         };
         let outcomes: Vec<Value> = share
@@ -93,8 +101,13 @@ impl Shares {
         let value = crate::json::read_str(shares)?;
         let shares = read_shares(&value)?;
         match &self.state {
-            State::Bundle(bundle, options) => finish_shares(bundle, options, shares)
-                .map_err(|m| Error::new(ErrorCode::InvalidValue, "/shares", format!("shares of another bundle: {m}"))),
+            State::Bundle(bundle, options) => {
+                // Taken, not copied: a second finish of this reading parses every receipt again.
+                let kept = std::mem::take(&mut *self.kept.lock().unwrap_or_else(PoisonError::into_inner));
+                finish_shares(bundle, options, shares, kept).map_err(|m| {
+                    Error::new(ErrorCode::InvalidValue, "/shares", format!("shares of another bundle: {m}"))
+                })
+            }
             State::Known(v) => Ok(Verification::clone(v)),
             State::GateRequest(text) => browser_gate::verify_request_text(text),
             State::GateParts(bundle, options) => browser_gate::verify_parts_text(bundle, options),
@@ -172,9 +185,14 @@ mod tests {
             None => Shares::from_request(document).unwrap(),
             Some(o) => Shares::from_parts(document, o).unwrap(),
         };
-        let mut shares: Vec<String> = (0..parts).map(|p| read().share(p, parts).unwrap()).collect();
+        let finisher = read();
+        let mut shares: Vec<String> = (0..parts - 1).map(|p| read().share(p, parts).unwrap()).collect();
+        shares.push(finisher.share(parts - 1, parts).unwrap());
         shares.reverse();
-        read().finish_json(format!("[{}]", shares.join(",")).as_bytes()).unwrap()
+        let kept = finisher.finish_json(format!("[{}]", shares.join(",")).as_bytes()).unwrap();
+        // A reading that made no share parses every receipt itself: the same bytes.
+        assert_eq!(read().finish_json(format!("[{}]", shares.join(",")).as_bytes()).unwrap(), kept);
+        kept
     }
 
     fn vectors() -> Vec<(String, Value)> {
@@ -241,6 +259,13 @@ mod tests {
         for parts in [2, 3, 4, 7, 121, 130] {
             assert_eq!(in_shares(&request, None, parts), whole, "{parts} shares");
         }
+        // A reading that kept the receipts of one split, finishing with the shares of another: the kept receipts
+        // are this bundle's own, so the result is still the one-call result.
+        let finisher = Shares::from_request(&request).unwrap();
+        finisher.share(0, 2).unwrap();
+        let others: Vec<String> =
+            (0..3).map(|p| Shares::from_request(&request).unwrap().share(p, 3).unwrap()).collect();
+        assert_eq!(finisher.finish_json(format!("[{}]", others.join(",")).as_bytes()).unwrap(), whole);
     }
 
     #[test]
