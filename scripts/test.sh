@@ -48,26 +48,28 @@ fi
 # Each language's recorder scenarios write the bundles they verified here afresh (checked by curbi verify below).
 rm -rf target/recorder-bundles
 
+# The suites below run with --workspace, as `cargo test --workspace` does, so that cargo unifies features the same
+# way and reuses its build instead of compiling the crates again for one package's features.
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (core, CLI, HTTP, vectors)" cargo test --workspace --locked
 # The vector runner prints how many vectors ran; show it (cargo hides a passing test's output).
-step "shared vectors (Rust)" cargo test -p curbi --locked --test vectors -- --nocapture check_vectors
-step "documents and checkout_digest vectors (Rust)" cargo test -p curbi --locked --test documents_vectors \
+step "shared vectors (Rust)" cargo test --workspace --locked --test vectors -- --nocapture check_vectors
+step "documents and checkout_digest vectors (Rust)" cargo test --workspace --locked --test documents_vectors \
   --test checkout_digest_vectors -- --nocapture
-step "lint and regression vectors (Rust)" cargo test -p curbi --locked --test lint_vectors --test regression_vectors \
+step "lint and regression vectors (Rust)" cargo test --workspace --locked --test lint_vectors --test regression_vectors \
   -- --nocapture lint_vectors regression_vectors round_trips
-step "proof primitives against the public vectors" cargo test -p curbi --locked --test proof_external -- --nocapture
+step "proof primitives against the public vectors" cargo test --workspace --locked --test proof_external -- --nocapture
 step "proof vectors (Rust) and curbi vectors --check" bash -c \
-  'cargo test -p curbi --locked --test proof_vectors -- --nocapture proof_vectors && cargo run -q --locked -p curbi-cli -- vectors --check'
-step "recorder vectors (Rust)" cargo test -p curbi-recorder --locked --test vectors -- --nocapture
+  'cargo test --workspace --locked --test proof_vectors -- --nocapture proof_vectors && cargo build -q --workspace --locked --bin curbi && target/debug/curbi vectors --check'
+step "recorder vectors (Rust)" cargo test --workspace --locked --test vectors -- --nocapture every_scenario_holds
 # SIGKILL at every step: 200 kills here (CURBI_CRASH_ITERATIONS); `make crash` runs thousands.
 step "recorder crash tests (SIGKILL at nine failpoints and at random)" \
-  cargo test -p curbi-recorder --locked --features failpoints --test crash -- --nocapture
+  cargo test --workspace --locked --features curbi-recorder/failpoints --test crash -- --nocapture
 # A real PostgreSQL (tests/common/pg.rs): scenario vectors, the database's own rules, four recorder processes, the
 # sequencer SIGKILLed mid-load and a hung one cut off (docs/RECORDER.md §Deployment on PostgreSQL).
 step "recorder on PostgreSQL (vectors, four processes, sequencer failover)" \
-  cargo test -p curbi-recorder --locked --features postgres,failpoints --test postgres -- --nocapture
+  cargo test --workspace --locked --features curbi-recorder/postgres,curbi-recorder/failpoints --test postgres -- --nocapture
 # The published log read back by the Go tlog modules, and heads cosigned by torchwood's litewitness (issue 20).
 step "recorder tiles and witnesses: Go tlog client and litewitness (testkit/tlog)" bash testkit/tlog/test.sh
 step "bench compiles" cargo bench --workspace --locked --no-run

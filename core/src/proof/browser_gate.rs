@@ -547,7 +547,8 @@ impl<'de> Visitor<'de> for Peek<'_> {
 /// Whether the string at `path` in the JSON `text` is `want` (cheap: a substring test first, then one pass that
 /// keeps nothing).
 fn peek(text: &str, path: &[&str], want: &str) -> bool {
-    if !text.contains(want) {
+    // memchr's search, not `str::contains`: this runs over every request, and std's is several times slower in wasm32.
+    if memchr::memmem::find(text.as_bytes(), want.as_bytes()).is_none() {
         return false;
     }
     let mut de = serde_json::Deserializer::from_str(text);

@@ -167,8 +167,64 @@ pub fn verify_inclusion(
     if computed == *root { Ok(()) } else { Err(MerkleError::RootMismatch) }
 }
 
+/// [`verify_inclusion`] for one of many proofs walked in a row (a bundle's receipts, in order), reusing the node
+/// hashes the last walk computed from the same two children ([`PathMemo`]): the same answer, fewer hashes.
+pub fn verify_inclusion_with(
+    leaf_hash: &Hash,
+    index: u64,
+    size: u64,
+    proof: &[Hash],
+    root: &Hash,
+    memo: &mut PathMemo,
+) -> Result<(), MerkleError> {
+    let computed =
+        walk_inclusion_proof(leaf_hash, index, size, proof, |step, left, right| memo.node(step, left, right))?;
+    if computed == *root { Ok(()) } else { Err(MerkleError::RootMismatch) }
+}
+
+/// The node hashes of the last inclusion proof walked, by step. Receipts next to each other in one log share their
+/// path from their lowest common ancestor up, so the proof of the next one computes the same nodes from the same
+/// children again: a step whose two children are the last walk's at that step takes its hash instead. A hash is
+/// a function of its two children alone, so the memo never changes an answer; it holds at most one node per step
+/// ([`MAX_PROOF_LEN`]).
+#[derive(Debug, Default)]
+pub struct PathMemo {
+    steps: Vec<([u8; 2 * HASH_LEN], Hash)>,
+}
+
+impl PathMemo {
+    fn node(&mut self, step: usize, left: &Hash, right: &Hash) -> Hash {
+        let mut children = [0u8; 2 * HASH_LEN];
+        children[..HASH_LEN].copy_from_slice(left);
+        children[HASH_LEN..].copy_from_slice(right);
+        if let Some((seen, hash)) = self.steps.get(step)
+            && *seen == children
+        {
+            return *hash;
+        }
+        let hash = node_hash(left, right);
+        match self.steps.get_mut(step) {
+            Some(slot) => *slot = (children, hash),
+            // Steps come in order from 0, so a new one is always the next.
+            None => self.steps.push((children, hash)),
+        }
+        hash
+    }
+}
+
 /// The root that an inclusion proof leads to, after every structural check (limit, range, exact length, `sn == 0`).
 pub fn root_from_inclusion_proof(leaf_hash: &Hash, index: u64, size: u64, proof: &[Hash]) -> Result<Hash, MerkleError> {
+    walk_inclusion_proof(leaf_hash, index, size, proof, |_, left, right| node_hash(left, right))
+}
+
+/// RFC 9162 §2.1.3.2's walk, each node hashed by `node(step, left, right)`.
+fn walk_inclusion_proof(
+    leaf_hash: &Hash,
+    index: u64,
+    size: u64,
+    proof: &[Hash],
+    mut node: impl FnMut(usize, &Hash, &Hash) -> Hash,
+) -> Result<Hash, MerkleError> {
     if proof.len() > MAX_PROOF_LEN {
         return Err(MerkleError::ProofTooLong { len: proof.len() });
     }
@@ -180,18 +236,18 @@ pub fn root_from_inclusion_proof(leaf_hash: &Hash, index: u64, size: u64, proof:
     let mut f = index;
     let mut s = size - 1;
     let mut r = *leaf_hash;
-    for p in proof {
+    for (step, p) in proof.iter().enumerate() {
         if s == 0 {
             return Err(MerkleError::WrongProofLength { expected, actual: proof.len() });
         }
         if f & 1 == 1 || f == s {
-            r = node_hash(p, &r);
+            r = node(step, p, &r);
             while f & 1 == 0 && f != 0 {
                 f >>= 1;
                 s >>= 1;
             }
         } else {
-            r = node_hash(&r, p);
+            r = node(step, &r, p);
         }
         f >>= 1;
         s >>= 1;
@@ -552,6 +608,43 @@ mod tests {
         }
         assert_eq!(log.root(), mth(&leaves));
         assert_eq!(log.root_at(71), Err(MerkleError::BeyondLog { size: 71, log_size: 70 }));
+    }
+
+    #[test]
+    fn a_shared_path_memo_gives_every_answer_the_memo_free_walk_gives() {
+        // Proofs walked in a row through one memo: in order, backwards, jumping, at several tree sizes, with every
+        // third proof damaged in one hash (the damaged step's children differ, so nothing may be taken from the
+        // memo for it) and now and then a wrong leaf or root. Each answer must be `verify_inclusion`'s.
+        let log = log_of(70);
+        let mut memo = PathMemo::default();
+        let (mut hits, mut walks) = (0, 0);
+        for size in [1u64, 2, 3, 7, 8, 9, 33, 64, 70] {
+            let root = log.root_at(size).expect("size within the log");
+            let order: Vec<u64> = (0..size).chain((0..size).rev()).chain((0..size).map(|i| i * 7 % size)).collect();
+            for (n, &index) in order.iter().enumerate() {
+                let mut proof = log.inclusion_proof(index, size).expect("index < size");
+                let mut leaf = log.leaf_hash(index).expect("leaf exists");
+                if n % 3 == 2 && !proof.is_empty() {
+                    let at = n % proof.len();
+                    proof[at][n % HASH_LEN] ^= 1;
+                }
+                if n % 11 == 5 {
+                    leaf[0] ^= 0x80;
+                }
+                let root = if n % 13 == 7 { leaf_hash(b"another root") } else { root };
+                let want = verify_inclusion(&leaf, index, size, &proof, &root);
+                let before = memo.steps.clone();
+                assert_eq!(
+                    verify_inclusion_with(&leaf, index, size, &proof, &root, &mut memo),
+                    want,
+                    "{index}/{size} #{n}"
+                );
+                hits += memo.steps.iter().zip(&before).filter(|(a, b)| a == b).count();
+                walks += 1;
+            }
+        }
+        // The memo was used, not only consulted: most steps of walks in order were found there.
+        assert!(hits > walks, "{hits} steps reused over {walks} walks");
     }
 
     #[test]

@@ -27,7 +27,7 @@ const MIN_PER_THREAD: usize = 32;
 pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verification {
     let outcomes =
         |items: &[ParsedItem], ctx: &ItemCtx<'_>| Ok::<_, Infallible>(check_items(items, ctx, options.threads));
-    match verify_bundle_with(bundle, options, outcomes) {
+    match verify_bundle_with(bundle, options, None, outcomes) {
         Ok(v) => v,
         Err(never) => match never {},
     }
@@ -38,6 +38,7 @@ pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verifica
 fn verify_bundle_with<E>(
     bundle: &ParsedBundle,
     options: &VerifyOptions,
+    kept_head: Option<KeptHead>,
     outcomes: impl FnOnce(&[ParsedItem], &ItemCtx<'_>) -> Result<Vec<ItemOutcome>, E>,
 ) -> Result<Verification, E> {
     let trusted = Trusted::new(options, bundle);
@@ -45,7 +46,10 @@ fn verify_bundle_with<E>(
         return Ok(no_trusted_keys(bundle, options));
     }
     let pinned = pinned_witnesses(options);
-    let head = verify_head(bundle, &trusted, options, pinned);
+    let head = match kept_head.and_then(|k| k.restore(&trusted)) {
+        Some(head) => head,
+        None => verify_head(bundle, &trusted, options, pinned),
+    };
     let ctx = ItemCtx { trusted: &trusted, mode: options.mode, head: head.as_ref().ok().map(|h| (h.size, h.root)) };
     let outcomes = outcomes(&bundle.items, &ctx)?;
     let mut items = item_results(bundle, outcomes, &head);
@@ -88,12 +92,39 @@ pub(crate) struct Share {
     pub(crate) outcomes: Vec<ShareOutcome>,
 }
 
-/// The receipts a reading parsed for its own share (items from `from` on, `None` where a payload was not read),
-/// kept so that its finish does not parse them again.
+/// What a reading worked out for its own share, kept so that its finish does not work it out again: the receipts
+/// it parsed (items from `from` on, `None` where a payload was not read) and the head's verification.
 #[derive(Debug, Default)]
 pub(crate) struct Kept {
     pub(crate) from: usize,
     pub(crate) receipts: Vec<Option<Receipt>>,
+    head: Option<KeptHead>,
+}
+
+/// A head's verification without its borrows: the signing key by its place among the trusted keys, which the
+/// same options and bundle always list in the same order ([`Trusted::new`]).
+#[derive(Debug)]
+struct KeptHead(Result<(u64, Hash, u64, usize, Vec<usize>), Finding>);
+
+impl KeptHead {
+    fn of(head: &Result<VerifiedHead<'_>, Finding>, trusted: &Trusted<'_>) -> Option<KeptHead> {
+        Some(KeptHead(match head {
+            Ok(h) => {
+                let key = trusted.keys.iter().position(|k| std::ptr::eq(*k, h.key))?;
+                Ok((h.size, h.root, h.signed_at, key, h.witnesses.clone()))
+            }
+            Err(f) => Err(f.clone()),
+        }))
+    }
+
+    fn restore<'a>(self, trusted: &Trusted<'a>) -> Option<Result<VerifiedHead<'a>, Finding>> {
+        Some(match self.0 {
+            Ok((size, root, signed_at, key, witnesses)) => {
+                Ok(VerifiedHead { size, root, signed_at, key: trusted.keys.get(key)?, witnesses })
+            }
+            Err(f) => Err(f),
+        })
+    }
 }
 
 /// Share `part` (from 0) of `parts`: the own checks of the `part`-th of `parts` runs of consecutive receipts (the
@@ -104,6 +135,7 @@ pub(crate) fn check_share(bundle: &ParsedBundle, options: &VerifyOptions, part: 
         return (Share { items: 0, from: 0, outcomes: Vec::new() }, Kept::default());
     }
     let head = verify_head(bundle, &trusted, options, pinned_witnesses(options));
+    let kept_head = KeptHead::of(&head, &trusted);
     let ctx = ItemCtx { trusted: &trusted, mode: options.mode, head: head.as_ref().ok().map(|h| (h.size, h.root)) };
     let n = bundle.items.len();
     let per = n.div_ceil(parts.max(1));
@@ -113,7 +145,7 @@ pub(crate) fn check_share(bundle: &ParsedBundle, options: &VerifyOptions, part: 
         .into_iter()
         .map(|o| (ShareOutcome { finding: o.finding, read: o.receipt.is_some(), digest: o.digest }, o.receipt))
         .unzip();
-    (Share { items: n, from, outcomes }, Kept { from, receipts })
+    (Share { items: n, from, outcomes }, Kept { from, receipts, head: kept_head })
 }
 
 /// [`verify_bundle`] with the receipts' own checks taken from `shares` (any order) instead of made here: the same
@@ -127,7 +159,7 @@ pub(crate) fn finish_shares(
     mut shares: Vec<Share>,
     mut kept: Kept,
 ) -> Result<Verification, String> {
-    verify_bundle_with(bundle, options, |items, _| {
+    verify_bundle_with(bundle, options, kept.head.take(), |items, _| {
         shares.sort_by_key(|s| s.from);
         let mut outcomes = Vec::with_capacity(items.len());
         for share in shares {
@@ -507,7 +539,7 @@ pub(crate) fn check_envelope<'a>(env: &Envelope, trusted: &Trusted<'a>, what: &s
     Ok(key)
 }
 
-fn check_item(item: &ParsedItem, ctx: &ItemCtx<'_>) -> ItemOutcome {
+fn check_item(item: &ParsedItem, ctx: &ItemCtx<'_>, memo: &mut merkle::PathMemo) -> ItemOutcome {
     let digest = item.receipt.digest();
     let fail = |reason: Reason, message: String, receipt: Option<Receipt>| ItemOutcome {
         finding: Some((reason, message)),
@@ -537,7 +569,8 @@ fn check_item(item: &ParsedItem, ctx: &ItemCtx<'_>) -> ItemOutcome {
         }
     }
     let included = ctx.head.map(|(size, root)| {
-        merkle::verify_inclusion(&merkle::leaf_hash(item.text.as_bytes()), item.index, size, &item.proof, &root)
+        let leaf = merkle::leaf_hash(item.text.as_bytes());
+        merkle::verify_inclusion_with(&leaf, item.index, size, &item.proof, &root, memo)
     });
     if let Some(Err(e)) = included {
         let m = format!("the receipt is not the log entry at index {} under the head: {e}", item.index);
@@ -570,18 +603,24 @@ fn check_item(item: &ParsedItem, ctx: &ItemCtx<'_>) -> ItemOutcome {
     }
 }
 
+/// One thread's run of consecutive receipts, checked in order (their inclusion proofs share one [`merkle::PathMemo`]).
+fn check_run(items: &[ParsedItem], ctx: &ItemCtx<'_>) -> Vec<ItemOutcome> {
+    let mut memo = merkle::PathMemo::default();
+    items.iter().map(|i| check_item(i, ctx, &mut memo)).collect()
+}
+
 fn check_items(items: &[ParsedItem], ctx: &ItemCtx<'_>, threads: usize) -> Vec<ItemOutcome> {
     let available = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
     let threads = if threads == 0 { available } else { threads };
     let threads = threads.min(items.len() / MIN_PER_THREAD).max(1);
     if threads == 1 {
-        return items.iter().map(|i| check_item(i, ctx)).collect();
+        return check_run(items, ctx);
     }
     let chunk = items.len().div_ceil(threads);
     std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(threads);
         for part in items.chunks(chunk) {
-            let work = move || part.iter().map(|i| check_item(i, ctx)).collect::<Vec<_>>();
+            let work = move || check_run(part, ctx);
             // No thread to be had: the chunk is done below, on this thread, in order.
             handles.push(std::thread::Builder::new().spawn_scoped(s, work).map_err(|_| part));
         }
@@ -592,7 +631,7 @@ fn check_items(items: &[ParsedItem], ctx: &ItemCtx<'_>, threads: usize) -> Vec<I
                     Ok(v) => out.extend(v),
                     Err(p) => std::panic::resume_unwind(p),
                 },
-                Err(part) => out.extend(part.iter().map(|i| check_item(i, ctx))),
+                Err(part) => out.extend(check_run(part, ctx)),
             }
         }
         out

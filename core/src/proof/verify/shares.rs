@@ -269,6 +269,25 @@ mod tests {
     }
 
     #[test]
+    fn the_head_a_finish_keeps_names_the_key_that_signed_it() {
+        // Another trusted key listed first: the finish takes the head's verification from its reading's share, and
+        // must still name the key that signed the head, not the first one it trusts.
+        let mut request = large(40);
+        let mut other = request["keys"]["keys"][0].clone();
+        other["kid"] = json!("listed-first");
+        other["x"] = json!(crate::ed25519::SigningKey::from_seed(&[9; 32]).verifying_key().to_jwk_x());
+        request["keys"]["keys"].as_array_mut().unwrap().insert(0, other);
+        let request = request.to_string();
+        let whole = verify_bundle_json(request.as_bytes()).unwrap();
+        let v: Value = serde_json::from_str(&whole).unwrap();
+        assert_eq!(v["reason"], "verifies");
+        assert_ne!(v["head"]["kid"], "listed-first");
+        for parts in [1, 2, 3] {
+            assert_eq!(in_shares(&request, None, parts), whole, "{parts} shares");
+        }
+    }
+
+    #[test]
     fn shares_that_do_not_cover_the_receipts_are_refused() {
         let shares = Shares::from_request(&large(40).to_string()).unwrap();
         let share = |p, n| shares.share(p, n).unwrap();
