@@ -312,7 +312,7 @@ async function startWorker() {
       w.addEventListener('error', (e) => { e.preventDefault?.(); fail(e.error ?? new Error(e.message || 'the worker failed')) })
     })
     return {
-      post: (m) => w.postMessage(m),
+      post: (m, transfer) => w.postMessage(m, transfer),
       listen,
       hold: () => {},
       release: () => {},
@@ -328,7 +328,7 @@ async function startWorker() {
     w.on('error', fail)
   })
   return {
-    post: (m) => w.postMessage(m),
+    post: (m, transfer) => w.postMessage(m, transfer),
     listen,
     // An idle pool does not keep Node running; one with a verification under way does.
     hold: () => w.ref(),
@@ -336,6 +336,8 @@ async function startWorker() {
     terminate: () => w.terminate(),
   }
 }
+
+const utf8 = new TextEncoder()
 
 /** A started worker answering requests `{op, ...}` by id. */
 class PoolWorker {
@@ -426,8 +428,16 @@ export class VerifierPool {
     const job = this.#jobs++
     const parts = this.#workers.length
     const [finisher] = this.#workers
+    // Each worker gets the text as UTF-8 bytes in a buffer of its own, transferred rather than copied: encoded once
+    // here, where a posted string is copied to every worker and then encoded again in each to enter the module
+    // (a bundle's head carries non-ASCII dashes, so its text is a two-byte string, the slow case for both).
+    const bytes = Object.entries(document).map(([name, text]) => [name, utf8.encode(text)])
     const shares = await Promise.allSettled(
-      this.#workers.map((w, part) => w.request('share', { ...document, job, part, parts, keep: part === 0 })),
+      this.#workers.map((w, part) => {
+        const own = bytes.map(([name, b]) => [name, part === parts - 1 ? b : b.slice()])
+        const message = { ...Object.fromEntries(own), job, part, parts, keep: part === 0 }
+        return w.request('share', message, own.map(([, b]) => b.buffer))
+      }),
     )
     const failed = shares.find((s) => s.status === 'rejected')
     if (failed) {

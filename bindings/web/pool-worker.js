@@ -1,7 +1,7 @@
 // One worker of a verifier pool (`createVerifierPool` in core.js): a module Web Worker (browsers, Deno) or a Node
 // `worker_threads` worker. It instantiates the WebAssembly module the pool posts (compiled once, on the pool's
-// thread), then, per verification, reads the same text the other workers read and verifies its share of the
-// receipts; the worker given `keep` holds its reading and makes the finish from every share. Only core's code
+// thread), then, per verification, reads the same text the other workers read (as UTF-8 bytes) and verifies its
+// share of the receipts; the worker given `keep` holds its reading and makes the finish from every share. Only core's code
 // verifies: this file passes text and shares.
 import { init } from './core.js'
 import * as wasm from './pkg/wasm/curbi_wasm.js'

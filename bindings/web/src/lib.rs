@@ -199,15 +199,20 @@ pub struct Shares {
     inner: api::Shares,
 }
 
-/// A whole request `{bundle, keys, ...}` read for verifying in shares.
+/// A whole request `{bundle, keys, ...}`, as UTF-8 bytes, read for verifying in shares. Bytes, not a string: the
+/// pool encodes the text once and hands each worker its own copy, where a posted string would be copied to every
+/// worker and encoded again in each (a bundle's head has non-ASCII dashes, so the text is a two-byte string).
 #[wasm_bindgen(js_name = sharesOfRequest)]
-pub fn shares_of_request(request: &str) -> Result<Shares, String> {
+pub fn shares_of_request(request: &[u8]) -> Result<Shares, String> {
+    let request = curbi::json::utf8(request).map_err(error_text)?;
     api::Shares::from_request(request).map(|inner| Shares { inner }).map_err(error_text)
 }
 
-/// A bundle and its options (two documents) read for verifying in shares.
+/// A bundle and its options (two documents, UTF-8 bytes) read for verifying in shares.
 #[wasm_bindgen(js_name = sharesOfBundle)]
-pub fn shares_of_bundle(bundle: &str, options: &str) -> Result<Shares, String> {
+pub fn shares_of_bundle(bundle: &[u8], options: &[u8]) -> Result<Shares, String> {
+    let bundle = curbi::json::utf8(bundle).map_err(error_text)?;
+    let options = curbi::json::utf8(options).map_err(error_text)?;
     api::Shares::from_parts(bundle, options).map(|inner| Shares { inner }).map_err(error_text)
 }
 
