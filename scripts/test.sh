@@ -60,8 +60,7 @@ step "documents and checkout_digest vectors (Rust)" cargo test --workspace --loc
 step "lint and regression vectors (Rust)" cargo test --workspace --locked --test lint_vectors --test regression_vectors \
   -- --nocapture lint_vectors regression_vectors round_trips
 step "proof primitives against the public vectors" cargo test --workspace --locked --test proof_external -- --nocapture
-step "proof vectors (Rust) and curbi vectors --check" bash -c \
-  'cargo test --workspace --locked --test proof_vectors -- --nocapture proof_vectors && cargo build -q --workspace --locked --bin curbi && target/debug/curbi vectors --check'
+step "proof vectors (Rust)" cargo test --workspace --locked --test proof_vectors -- --nocapture proof_vectors
 step "recorder vectors (Rust)" cargo test --workspace --locked --test vectors -- --nocapture every_scenario_holds
 # SIGKILL at every step: 200 kills here (CURBI_CRASH_ITERATIONS); `make crash` runs thousands.
 step "recorder crash tests (SIGKILL at nine failpoints and at random)" \
@@ -72,9 +71,12 @@ step "recorder on PostgreSQL (vectors, four processes, sequencer failover)" \
   cargo test --workspace --locked --features curbi-recorder/postgres,curbi-recorder/failpoints --test postgres -- --nocapture
 # The published log read back by the Go tlog modules, and heads cosigned by torchwood's litewitness (issue 20).
 step "recorder tiles and witnesses: Go tlog client and litewitness (testkit/tlog)" bash testkit/tlog/test.sh
-step "bench compiles" cargo bench --workspace --locked --no-run
+# The benchmarks compile and link in the test profile, on the build above: a release build of every bench took
+# 14 minutes of a 54-minute run, and `make bench`, `make bench-recorder` and the bench scripts build their own.
+step "bench compiles" cargo test --workspace --locked --benches --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli
+step "curbi vectors --check (the committed proof vectors are what the generator writes)" target/release/curbi vectors --check
 # Issue 15's bounded hostile load against the release `curbi serve` on loopback (20 s; docs/SECURITY.md).
 step "hostile load: ordinary p99 < 100 ms and peak RSS < 256 MiB beside 50 hostile clients (make load)" \
   cargo run -q --release --locked -p curbi-mcp --example load -- target/release/curbi 20
