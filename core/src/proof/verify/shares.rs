@@ -32,7 +32,7 @@ use crate::proof::bundle::ParsedBundle;
 #[derive(Debug)]
 pub struct Shares {
     state: State,
-    /// The receipts the last [`Shares::share`] parsed, for the finish (which then parses only the other shares').
+    /// What the last [`Shares::share`] worked out (the receipts it parsed, the head it verified), for the finish.
     kept: Mutex<Kept>,
 }
 
