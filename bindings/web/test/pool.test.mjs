@@ -22,6 +22,28 @@ test('every proof vector: the pool of 1, 2 and 3 workers answers as verifyReques
   assert.ok(compared >= vectors.length * 3, `${compared} answers compared`)
 })
 
+test('text mostly outside ASCII (more UTF-8 than the pool first encodes into): the same answers', async () => {
+  // The pool posts UTF-8 bytes, encoded into a buffer sized for text that is nearly all ASCII; text with more
+  // (euro signs take 3 bytes, an emoji 4 for its 2 UTF-16 units) is encoded again in full. Both must reach the
+  // module whole: the answer is the one-thread one, whose path and message name the member.
+  const wide = '€😀'.repeat(3000)
+  const cases = vectors.slice(0, 4).flatMap(({ name, request }) => {
+    const doc = JSON.parse(request)
+    const cases = [{ name: `${name} with a wide top-level member`, request: JSON.stringify({ ...doc, note: wide }) }]
+    if (Array.isArray(doc.keys?.keys) && doc.keys.keys.length > 0) {
+      doc.keys.keys[0].comment = wide
+      cases.push({ name: `${name} with a wide key member`, request: JSON.stringify(doc) })
+    }
+    return cases
+  })
+  assert.ok(cases.every(({ request }) => new TextEncoder().encode(request).length > request.length * 1.5))
+  const { compared, mismatches } = await comparePool(curbi, cases, [2])
+  assert.deepEqual(mismatches, [])
+  assert.ok(compared >= cases.length, `${compared} answers compared`)
+  const answer = await curbi.verifyRequest(cases[0].request)
+  assert.equal(answer.path, '/note')
+})
+
 const large = process.env.CURBI_WEB_LARGE_REQUEST
 test('a large bundle with one tampered receipt in the middle: the same report from 1 thread and from 2 and 4 workers', { skip: !large && !process.env.CURBI_REQUIRE_NATIVE && 'CURBI_WEB_LARGE_REQUEST is not set' }, async () => {
   assert.ok(large, 'test.sh sets CURBI_WEB_LARGE_REQUEST (verify_peak build)')

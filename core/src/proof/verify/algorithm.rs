@@ -4,8 +4,8 @@
 use std::collections::HashSet;
 use std::convert::Infallible;
 use std::num::NonZeroUsize;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rustc_hash::FxHashMap;
 
@@ -16,7 +16,7 @@ use crate::encoding::{encode_std, hex};
 use crate::pointer::element;
 use crate::proof::bundle::{ParsedBundle, ParsedItem};
 use crate::proof::envelope::{Envelope, Receipt, Status};
-use crate::proof::keys::{KeySet, PreparedKey, SignatureError, TrustedKey};
+use crate::proof::keys::{KeySet, PreparedKey, SignatureError, TrustedKey, VerifyingKey};
 use crate::proof::merkle::{self, Hash};
 use crate::proof::note::{self, NoteVerifier, SignatureKind, SignedCheckpoint};
 
@@ -209,8 +209,8 @@ pub(crate) struct Trusted<'a> {
     /// Per key, in the order of `keys`: how many envelopes it verified, and its prepared table from the
     /// [`PREPARE_FROM`]th on (shared by the threads that verify receipts).
     uses: Vec<Uses>,
-    /// How many keys were given a table: at most [`MAX_PREPARED`] (each is 220 KB), whatever the bundle; the keys
-    /// after those verify without one (the same answer, more slowly).
+    /// How many keys had a table built: at most [`MAX_PREPARED`] (each is 220 KB), whatever the bundle; the keys
+    /// after those verify without one (the same answer, more slowly), unless [`RECENT_TABLES`] has theirs.
     prepared: AtomicU32,
 }
 
@@ -223,10 +223,45 @@ const PREPARE_FROM: u32 = 16;
 /// At most this many prepared keys per verification: ≤ 14 MB of tables.
 const MAX_PREPARED: u32 = 64;
 
+/// The tables of the keys that were prepared most recently in this process, the newest last: a host that verifies
+/// many bundles of one log (an auditor's page, a merchant's CI, a worker of a verifier pool) builds a key's table
+/// once, not once per bundle. A key found here verifies with its table from its first envelope on. A table is a
+/// function of its key alone, so only time depends on what is here.
+static RECENT_TABLES: Mutex<Recent> = Mutex::new(Recent(Vec::new()));
+
+/// At most this many tables in [`RECENT_TABLES`]: ≤ 1.8 MB, held for the life of the process.
+const RECENT: usize = 8;
+
+/// Tables, the most recently used last, at most [`RECENT`].
+struct Recent(Vec<Arc<PreparedKey>>);
+
+impl Recent {
+    /// `key`'s table, now the most recently used.
+    fn take(&mut self, key: &VerifyingKey) -> Option<Arc<PreparedKey>> {
+        let i = self.0.iter().position(|t| t.key() == key)?;
+        let table = self.0.remove(i);
+        self.0.push(Arc::clone(&table));
+        Some(table)
+    }
+
+    /// A table just built, as the most recently used (the least recently used leaves when there are [`RECENT`]).
+    fn put(&mut self, table: &Arc<PreparedKey>) {
+        self.0.retain(|t| t.key() != table.key());
+        if self.0.len() >= RECENT {
+            self.0.remove(0);
+        }
+        self.0.push(Arc::clone(table));
+    }
+}
+
+fn recent() -> std::sync::MutexGuard<'static, Recent> {
+    RECENT_TABLES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 #[derive(Default)]
 struct Uses {
     count: AtomicU32,
-    prepared: OnceLock<PreparedKey>,
+    prepared: OnceLock<Arc<PreparedKey>>,
 }
 
 impl<'a> Trusted<'a> {
@@ -264,8 +299,20 @@ impl<'a> Trusted<'a> {
         // meanwhile verify without it rather than wait.
         let prepared = uses.prepared.get().or_else(|| {
             let seen = uses.count.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+            let key = self.keys[i].key();
+            if seen == 1
+                && let Some(table) = recent().take(key)
+            {
+                return Some(uses.prepared.get_or_init(|| table));
+            }
             let build = seen == PREPARE_FROM && self.prepared.fetch_add(1, Ordering::Relaxed) < MAX_PREPARED;
-            build.then(|| uses.prepared.get_or_init(|| PreparedKey::new(self.keys[i].key())))
+            build.then(|| {
+                uses.prepared.get_or_init(|| {
+                    let table = Arc::new(PreparedKey::new(key));
+                    recent().put(&table);
+                    table
+                })
+            })
         });
         match prepared {
             Some(p) => p.verify(&env.signed_bytes(), env.signature()),
@@ -647,8 +694,9 @@ mod tests {
 
     #[test]
     fn keys_get_tables_from_their_sixteenth_envelope_and_no_more_than_the_cap_do() {
+        // Seeds no other test uses: no table of these keys is in RECENT_TABLES before this test builds them.
         let signers: Vec<SigningKey> =
-            (0..MAX_PREPARED + 6).map(|i| SigningKey::from_seed(&[i as u8 + 1; 32])).collect();
+            (0..MAX_PREPARED + 6).map(|i| SigningKey::from_seed(&[i as u8 + 150; 32])).collect();
         let trusted: Vec<TrustedKey> = signers.iter().map(|s| TrustedKey::new(s.verifying_key())).collect();
         let t = Trusted::of(trusted.iter());
         for (i, signer) in signers.iter().enumerate() {
@@ -664,5 +712,49 @@ mod tests {
             }
         }
         assert_eq!(t.uses.iter().filter(|u| u.prepared.get().is_some()).count(), MAX_PREPARED as usize);
+    }
+
+    #[test]
+    fn a_key_prepared_before_in_this_process_verifies_with_its_table_from_its_first_envelope() {
+        // A seed no other test uses.
+        let signer = SigningKey::from_seed(&[241; 32]);
+        let trusted = [TrustedKey::new(signer.verifying_key())];
+        let sign = |n: u32| Envelope::sign(Kind::Receipt, format!("{{\"n\":{n}}}").into_bytes(), &signer, "k").unwrap();
+        let first = Trusted::of(trusted.iter());
+        for n in 0..PREPARE_FROM {
+            assert_eq!(first.verify(0, &sign(n)), Ok(()));
+        }
+        assert!(first.uses[0].prepared.get().is_some());
+        let again = Trusted::of(trusted.iter());
+        assert_eq!(again.verify(0, &sign(99)), Ok(()));
+        let table = again.uses[0].prepared.get().unwrap();
+        assert!(Arc::ptr_eq(table, first.uses[0].prepared.get().unwrap()), "the table built before, not a new one");
+        // And it is the key's table: another key's signature is still refused through it.
+        let forged =
+            Envelope::sign(Kind::Receipt, sign(99).payload().to_vec(), &SigningKey::from_seed(&[242; 32]), "k");
+        assert_eq!(again.verify(0, &forged.unwrap()), Err(SignatureError::Invalid));
+    }
+
+    #[test]
+    fn recent_tables_hand_back_each_key_its_own_and_forget_the_least_recently_used() {
+        let table = |seed: u8| Arc::new(PreparedKey::new(&SigningKey::from_seed(&[seed; 32]).verifying_key()));
+        let key = |seed: u8| SigningKey::from_seed(&[seed; 32]).verifying_key();
+        let mut recent = Recent(Vec::new());
+        for seed in 1..=RECENT as u8 {
+            recent.put(&table(seed));
+        }
+        assert_eq!(recent.take(&key(2)).map(|t| *t.key()), Some(key(2)));
+        assert_eq!(recent.take(&key(1)).map(|t| *t.key()), Some(key(1)));
+        // Full: the next one pushes out the least recently used, key 3 (1 and 2 were just used).
+        recent.put(&table(100));
+        assert_eq!(recent.0.len(), RECENT);
+        assert!(recent.take(&key(3)).is_none());
+        for seed in [1, 2, 4, 100] {
+            assert_eq!(recent.take(&key(seed)).map(|t| *t.key()), Some(key(seed)), "seed {seed}");
+        }
+        // The same key again replaces its table rather than taking a second place.
+        recent.put(&table(100));
+        assert_eq!(recent.0.len(), RECENT);
+        assert!(recent.take(&key(101)).is_none());
     }
 }

@@ -278,10 +278,20 @@ fn read_options(
 }
 
 /// [`verify_request_text`] up to the verification ([`Read::Gate`] for a browser gate proof's request).
+///
+/// A request whose `keys` is a gate-trust document is a browser gate proof's, whatever else the text holds; the
+/// search for one runs over the whole text, so it runs only when the text does not read as a bundle's request.
+/// One that reads never has one: a key set has no member but `keys` ([`KeySet::from_value`]), so its `keys` has no
+/// `object`, and a repeated `keys` does not read.
 pub(crate) fn read_request_text(text: &str) -> Result<Read, Error> {
-    if browser_gate::request_names_gate_trust(text) {
-        return Ok(Read::Gate);
+    let read = read_bundle_request(text);
+    if matches!(read, Ok(Read::Bundle(..))) || !browser_gate::request_names_gate_trust(text) {
+        return read;
     }
+    Ok(Read::Gate)
+}
+
+fn read_bundle_request(text: &str) -> Result<Read, Error> {
     if let Some(e) = first_repeat(text)? {
         return Ok(Read::malformed(e));
     }
@@ -465,5 +475,34 @@ mod tests {
         .expect("reads");
         assert_eq!(ok.mode, Mode::Fresh { now: 1_793_714_400 });
         assert!(ok.allow_test && !ok.trust_bundle_keys);
+    }
+
+    #[test]
+    fn a_request_is_a_gate_proofs_exactly_when_its_keys_name_the_gate_trust_document() {
+        // The peek decides before anything else could: the reading of a bundle's request only goes first.
+        let gate = format!(r#"{{"object":"{}","identity":{{"keys":[]}}}}"#, browser_gate::GATE_TRUST_OBJECT);
+        let (bundle, keys) = curbi_testkit::large_bundle(3, false).expect("a bundle from the reference gate");
+        let request = serde_json::json!({"bundle": bundle, "keys": keys.to_value(), "allowTest": true}).to_string();
+        let texts = [
+            request.clone(),
+            format!(r#"{{"bundle":{{}},"keys":{gate}}}"#),
+            format!(r#"{{"keys":{gate},"bundle":[]}}"#),
+            format!(r#"{{"keys":{gate}}} trailing"#),
+            format!(r#"{{"keys":{{"keys":[]}},"keys":{gate}}}"#),
+            format!(r#"{{"keys":{gate},"keys":{{"keys":[]}}}}"#),
+            request.replacen(
+                r#""keys":{"keys":"#,
+                &format!(r#""keys":{{"object":"{}","keys":"#, browser_gate::GATE_TRUST_OBJECT),
+                1,
+            ),
+            "{".to_string(),
+            "[]".to_string(),
+        ];
+        for text in &texts {
+            let gate_read = matches!(read_request_text(text), Ok(Read::Gate));
+            assert_eq!(gate_read, browser_gate::request_names_gate_trust(text), "{text:.200}");
+        }
+        assert!(matches!(read_request_text(&request), Ok(Read::Bundle(..))), "the valid request reads as a bundle's");
+        assert!(texts[1..7].iter().all(|t| matches!(read_request_text(t), Ok(Read::Gate))), "six name the gate trust");
     }
 }
