@@ -692,8 +692,13 @@ mod tests {
     use crate::proof::envelope::Kind;
     use crate::proof::keys::SigningKey;
 
+    /// Held by the tests that build many tables or look one up in RECENT_TABLES, so that one does not push out the
+    /// table the other looks for (the other tests use a few keys, each taking one place).
+    static MANY_TABLES: Mutex<()> = Mutex::new(());
+
     #[test]
     fn keys_get_tables_from_their_sixteenth_envelope_and_no_more_than_the_cap_do() {
+        let _alone = MANY_TABLES.lock().unwrap_or_else(PoisonError::into_inner);
         // Seeds no other test uses: no table of these keys is in RECENT_TABLES before this test builds them.
         let signers: Vec<SigningKey> =
             (0..MAX_PREPARED + 6).map(|i| SigningKey::from_seed(&[i as u8 + 150; 32])).collect();
@@ -716,6 +721,7 @@ mod tests {
 
     #[test]
     fn a_key_prepared_before_in_this_process_verifies_with_its_table_from_its_first_envelope() {
+        let _alone = MANY_TABLES.lock().unwrap_or_else(PoisonError::into_inner);
         // A seed no other test uses.
         let signer = SigningKey::from_seed(&[241; 32]);
         let trusted = [TrustedKey::new(signer.verifying_key())];
