@@ -5,6 +5,7 @@ true reply passes; without a receipt, `verify="required"` refuses the claim."""
 import asyncio
 import json
 import os
+import time
 
 import curbi
 import pytest
@@ -87,13 +88,18 @@ def test_another_conversation_has_no_receipt_to_back_the_claim(tmp_path):
 
 
 def test_the_guard_trusts_the_recorders_keys_by_default(tmp_path):
-    # No fixed clock: the receipt from 2026-11-03 is judged by the system clock and its 30-day exp; whichever way
-    # that falls, the claim is never backed by an unverified receipt, and the answer says which.
+    # No fixed clock: the receipt signed at 2026-11-03T14:00:00Z is judged by the system clock against its exp, 30
+    # days later (the recorder's default receipt lifetime). Before that the recorder's own keys back the claim;
+    # after it the claim is refused and the finding says the receipt expired. Within a minute of exp, either.
+    exp = 1793714400 + 30 * 86400
     recorder = refunded_recorder(tmp_path)
     guard = curbi_guard(POLICY, recorder=recorder, conversation="chat-42", verify="required")
-    try:
-        guard.invoke("I've refunded you $50.")
-    except CurbiViolation as e:
+    now = time.time()
+    if now < exp - 60:
+        assert guard.invoke("I've refunded you $50.") == "I've refunded you $50."
+    elif now > exp + 60:
+        with pytest.raises(CurbiViolation) as e:
+            guard.invoke("I've refunded you $50.")
         assert [f.rule for f in e.value.findings] == ["receipt:mismatch"]
         assert "expired" in e.value.findings[0].why
 
