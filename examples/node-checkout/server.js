@@ -34,18 +34,20 @@ const MAX_BODY = 64 * 1024
 /** Creates the service. The policy is compiled once, here; a bad policy fails at start, not on a request.
  *  With `recorder` (an open `curbi.Recorder`), `mandate` (the id of a mandate registered in it), `tenant` and
  *  `pay(checkout, attestation, idempotencyKey)` (the payment call: resolves `{outcome: 'DONE'|'FAILED'|'UNKNOWN', evidence}`, the
- *  provider's answer as text), completed purchases are recorded and each hands out its bundle. */
+ *  provider's answer as text), completed purchases are recorded and each hands out its bundle. `receiptsNow` (RFC
+ *  3339) fixes the clock the receipts' expiry is judged by, for tests and replays; the system clock when absent. */
 function createCheckoutServer({
   policy = JSON.parse(readFileSync(join(__dirname, 'policy.json'), 'utf8')),
   recorder,
   mandate,
   tenant = 'shop',
   pay,
+  receiptsNow,
 } = {}) {
   const compiled = curbi.compilePolicy(policy)
   // Replies in a conversation are checked against the recorder's receipts, under the recorder's own keys (read once,
   // on first use): the same policy, compiled with them.
-  const shop = recorder ? { recorder, mandate, tenant, pay, policy, signed: null } : null
+  const shop = recorder ? { recorder, mandate, tenant, pay, policy, receiptsNow, signed: null } : null
 
   return createServer((req, res) => {
     handle(compiled, shop, req, res).catch((e) => {
@@ -100,7 +102,8 @@ async function handle(compiled, shop, req, res) {
       // The receipts this conversation's actions got, and only those: "I've charged you $191.39" against a receipt
       // for $91.39 is receipt:mismatch; a claimed action with no receipt is action:unverified.
       const { receipts } = await shop.recorder.receipts({ conversation })
-      shop.signed ??= curbi.compilePolicy(shop.policy, { keys: await shop.recorder.keys() })
+      const now = shop.receiptsNow === undefined ? {} : { now: shop.receiptsNow }
+      shop.signed ??= curbi.compilePolicy(shop.policy, { keys: await shop.recorder.keys(), ...now })
       result = shop.signed.check(reply, { record: { ...(record ?? {}), receipts }, verify: 'required' })
     } else {
       // A check takes microseconds: running it inline costs less than a hop to the thread pool would.

@@ -193,7 +193,8 @@ test('with a recorder, a completed purchase is attested, paid, receipted and han
     const answer = { id: `pi_${c.id}`, operation: 'checkout.complete', resource: `checkout:${c.id}`, amount: 9139, currency: 'usd' }
     return { outcome: 'DONE', evidence: JSON.stringify(answer) }
   }
-  const shop = createCheckoutServer({ recorder, mandate: mandate.id, pay })
+  // Receipts are judged a day after they were signed (they last 30 days), whatever the day the test runs.
+  const shop = createCheckoutServer({ recorder, mandate: mandate.id, pay, receiptsNow: '2026-11-04T14:00:00Z' })
   await new Promise((resolve) => shop.listen(0, '127.0.0.1', resolve))
   const at = `http://127.0.0.1:${shop.address().port}`
   try {
