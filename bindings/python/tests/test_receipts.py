@@ -26,15 +26,15 @@ GRANT = {
 POLICY = {"actions": {"refunded": "billing.refund"}}
 
 
-def recorder_at(tmp_path):
+def recorder_at(tmp_path, now=1793714400):
     kid = next(iter(DOC["keys"]))
     path = str(tmp_path / "key.jwk")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(DOC["keys"][kid]["jwk"])
-    # 2026-11-03T14:00:00Z: receipts are fresh for 30 days from here; the guard's clock is the system's, so the
-    # test fixes the policy's clock below instead.
-    return curbi.Recorder(str(tmp_path / "log.db"), ORIGIN, key_file=path, now=1793714400)
+    # By default 2026-11-03T14:00:00Z: receipts are fresh for 30 days from there; the guard's clock is the system's,
+    # so the tests fix the policy's clock below instead.
+    return curbi.Recorder(str(tmp_path / "log.db"), ORIGIN, key_file=path, now=now)
 
 
 def refund(recorder, key, cents, conversation):
@@ -49,10 +49,10 @@ def refund(recorder, key, cents, conversation):
                              "evidence": evidence})["status"] == "DONE"
 
 
-def refunded_recorder(tmp_path):
-    # A recorder under GRANT that has refunded $50 (rf-1) in conversation chat-42.
-    recorder = recorder_at(tmp_path)
-    recorder.grant(GRANT)
+def refunded_recorder(tmp_path, now=1793714400, grant=GRANT):
+    # A recorder under GRANT (or `grant`, with its id) that has refunded $50 (rf-1) in conversation chat-42.
+    recorder = recorder_at(tmp_path, now)
+    recorder.grant(grant)
     refund(recorder, "rf-1", 5000, "chat-42")
     return recorder
 
@@ -88,20 +88,25 @@ def test_another_conversation_has_no_receipt_to_back_the_claim(tmp_path):
 
 
 def test_the_guard_trusts_the_recorders_keys_by_default(tmp_path):
-    # No fixed clock: the receipt signed at 2026-11-03T14:00:00Z is judged by the system clock against its exp, 30
-    # days later (the recorder's default receipt lifetime). Before that the recorder's own keys back the claim;
-    # after it the claim is refused and the finding says the receipt expired. Within a minute of exp, either.
-    exp = 1793714400 + 30 * 86400
-    recorder = refunded_recorder(tmp_path)
-    guard = curbi_guard(POLICY, recorder=recorder, conversation="chat-42", verify="required")
-    now = time.time()
-    if now < exp - 60:
-        assert guard.invoke("I've refunded you $50.") == "I've refunded you $50."
-    elif now > exp + 60:
-        with pytest.raises(CurbiViolation) as e:
-            guard.invoke("I've refunded you $50.")
-        assert [f.rule for f in e.value.findings] == ["receipt:mismatch"]
-        assert "expired" in e.value.findings[0].why
+    # No fixed clock anywhere: the guard trusts the recorder's own keys and judges by the system clock, and the
+    # recorders sign by it too. A receipt signed a minute ago (it lasts 30 days) backs "$50" and refutes "$500";
+    # one signed 31 days ago has expired, and the finding says so. The grant outlives any day the test runs on.
+    grant = {**GRANT, "expires_at": "2099-01-01T00:00:00Z"}
+    now = int(time.time())
+    (tmp_path / "fresh").mkdir()
+    (tmp_path / "stale").mkdir()
+    fresh = refunded_recorder(tmp_path / "fresh", now=now - 60, grant=grant)
+    guard = curbi_guard(POLICY, recorder=fresh, conversation="chat-42", verify="required")
+    assert guard.invoke("I've refunded you $50.") == "I've refunded you $50."
+    with pytest.raises(CurbiViolation) as e:
+        guard.invoke("I've refunded you $500.")
+    assert [(f.rule, f.text) for f in e.value.findings] == [("receipt:mismatch", "$500")]
+    stale = refunded_recorder(tmp_path / "stale", now=now - 31 * 86400, grant=grant)
+    guard = curbi_guard(POLICY, recorder=stale, conversation="chat-42", verify="required")
+    with pytest.raises(CurbiViolation) as e:
+        guard.invoke("I've refunded you $50.")
+    assert [f.rule for f in e.value.findings] == ["receipt:mismatch"]
+    assert "expired" in e.value.findings[0].why
 
 
 def test_guard_arguments_are_checked():
