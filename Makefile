@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash bench-recorder bench-postgres load linear
+.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash bench-recorder bench-recorder-shapes bench-postgres load linear
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
@@ -39,6 +39,10 @@ crash:
 
 bench-recorder:
 	$(CARGO) bench -p curbi-recorder --locked --bench recorder
+
+# What each part of a confirm's transaction costs against the same floor, on this disk (no recorder code runs).
+bench-recorder-shapes:
+	$(CARGO) bench -p curbi-recorder --locked --bench shapes
 
 # The PostgreSQL store against the SQLite store in one run, 1 and 8 callers (a cluster of its own in a temporary
 # folder; Debian's postgresql package, which `make test` installs).
