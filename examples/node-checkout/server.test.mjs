@@ -241,6 +241,24 @@ test('with a recorder, a completed purchase is attested, paid, receipted and han
     // it against, $91.39 is an amount the policy does not approve.
     const elsewhere = await say("Done — I've charged you $91.39.", 'chat-2')
     assert.deepEqual(elsewhere.body.findings.map((f) => f.rule), ['action:unverified', 'price:unknown'])
+    // Without `receiptsNow` the system clock judges: the receipt signed 2026-11-03T14:00Z lasted 30 days, so on
+    // every day since 2026-12-03T14:00Z the claim is refused as expired, never passed on an expired receipt.
+    const bySystemClock = createCheckoutServer({ recorder, mandate: mandate.id, pay })
+    await new Promise((resolve) => bySystemClock.listen(0, '127.0.0.1', resolve))
+    try {
+      const res = await fetch(`http://127.0.0.1:${bySystemClock.address().port}/reply`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ reply: "Done — I've charged you $91.39.", conversation: 'chat-1' }),
+      })
+      const body = await res.json()
+      assert.equal(res.status, 422, JSON.stringify(body))
+      // An expired receipt backs no amount either: $91.39 is then one the policy does not approve.
+      assert.deepEqual(body.findings.map((f) => [f.rule, f.text]), [['receipt:mismatch', 'charged'], ['price:unknown', '$91.39']])
+      assert.match(body.findings[0].why, /expired at 2026-12-03T14:00:00Z/)
+    } finally {
+      await new Promise((resolve) => bySystemClock.close(resolve))
+    }
   } finally {
     await new Promise((resolve) => shop.close(resolve))
     rmSync(dir, { recursive: true, force: true })
