@@ -212,9 +212,12 @@ pub(super) fn check(
             money::find(reply, version)
         };
     let mut consumed = vec![false; money.len()];
+    // Amounts a fact took: never judged as prices, but still the amounts claims state. Facts are the caller's,
+    // unverified, so they must not keep a claimed amount from its signed receipt (docs/CHECKER.md §Receipts).
+    let mut by_facts = vec![false; money.len()];
 
     if let Some(r) = record {
-        facts(&mut cx, &r.facts, &money, &mut consumed);
+        facts(&mut cx, &r.facts, &money, &mut by_facts);
     }
 
     let claims =
@@ -231,6 +234,9 @@ pub(super) fn check(
         receipt_claims(&mut cx, &matches, record, &money, &mut consumed, run);
     }
     if !p.items.is_empty() {
+        for (c, f) in consumed.iter_mut().zip(&by_facts) {
+            *c |= f;
+        }
         prices(&mut cx, &money, &consumed);
     }
     discounts(&mut cx, &claims, &money);

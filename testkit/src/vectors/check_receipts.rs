@@ -282,6 +282,48 @@ pub fn check_receipts() -> (String, Vec<u8>) {
         29,
         with(&[&refund]),
     ));
+    // Facts are the caller's: a money fact near the amount never keeps it from the receipt (issue found by probing).
+    let with_fact = |value: Value| json!({"subject": subject, "receipts": [&refund], "facts": [{"near": "refund", "kind": "money", "value": value}]});
+    cases.push(wrong_amount(
+        "A money fact the caller supplies next to the amount (refund = 500) agrees with the reply's $500, but facts \
+         are unverified: the claim still states $500, and the signed receipt says USD 50.00.",
+        "All set: I have refunded you $500.",
+        with_fact(json!(500)),
+        "required",
+        "$500",
+    ));
+    let mut pinned = wrong_amount(
+        "The same under the pinned 2026-11-01 checker: a fact never switches off the receipt check in any version \
+         (docs/CHECKER_VERSIONS.md, security fixes).",
+        "All set: I have refunded you $500.",
+        with_fact(json!(500)),
+        "optional",
+        "$500",
+    );
+    pinned["request"]["version"] = json!("2026-11-01");
+    pinned["expected"]["version"] = json!("2026-11-01");
+    cases.push(pinned);
+    let r = "OK, I refunded you $500 just now.";
+    let fact_why = "refund is $50.00, not $500.";
+    cases.push(case(
+        "A fact that disagrees with the reply and a receipt that does too: both findings, at the one amount \
+         (fact:mismatch first, sorted by rule).",
+        request(r, with_fact(json!("$50.00")), "required"),
+        Some(keys(NOW)),
+        response(
+            SIGNED,
+            vec![
+                finding("fact:mismatch", r, "$500", 0, fact_why),
+                finding(
+                    "receipt:mismatch",
+                    r,
+                    "$500",
+                    0,
+                    "The signed receipt for billing.refund is USD 50.00, not $500.",
+                ),
+            ],
+        ),
+    ));
     let r = "I haven't refunded you yet.";
     cases.push(case(
         "No claim, nothing to back: a negated action needs no receipt, even under verify \"required\".",
