@@ -14,7 +14,7 @@ mod common;
 use common::BIN;
 
 // Seed 000's recorded policy_check request, pinned to the checker that answered it (2026-11-01) so that its
-// recorded result replays byte for byte now that 2026-12-01 is current.
+// recorded result replays byte for byte now that a later checker is current.
 const SEED_REQUEST: &str = r#"{"version":"2026-11-01","policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
 // Seed 000, the recorded session's policy_check result, byte for byte.
 const SEED_RESPONSE: &str = r#"{"object":"check","version":"2026-11-01","recordTrust":"caller_supplied_unverified","pass":false,"findings":[{"rule":"price:mismatch","span":[11,14],"text":"$99","why":"Starter is $49, not $99."}],"proof":{"scope":"operation_and_subject_only","factsAuthenticated":false,"replayProtection":"within_request_only","authorizationGranted":false}}"#;
@@ -230,7 +230,7 @@ fn unreadable_file_exits_two_with_a_message_on_stderr() {
 fn version_and_help() {
     let out = run(&["--version"]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stdout(&out), format!("curbi {} (checker 2026-12-01)\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(stdout(&out), format!("curbi {} (checker 2026-12-03)\n", env!("CARGO_PKG_VERSION")));
     for args in [&["help"][..], &["--help"], &["-h"], &["check", "--help"]] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");

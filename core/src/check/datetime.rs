@@ -3,6 +3,7 @@
 //! Durations ("10 minutes early", "in 2 hours") are never times: a time needs a colon, am/pm, or noon/midnight.
 
 use super::text::Text;
+use crate::policy::CheckerVersion;
 
 /// A time or date found in a reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,7 +217,9 @@ fn valid(m: u32, d: u32) -> bool {
 }
 
 /// A date starting at byte `i`.
-fn date_at(s: &str, i: usize) -> Option<Found<Date>> {
+/// `mended`: checker 2026-12-03's reading, where lower-case `may` is never the month in either order ("2 may
+/// arrive") and a period after the month is the date's only after an abbreviation with a year to follow.
+fn date_at(s: &str, i: usize, mended: bool) -> Option<Found<Date>> {
     let b = s.as_bytes();
     let boundary = i == 0 || !(alpha_at(b, i - 1) || matches!(b[i - 1], b'/' | b'-' | b'.' | b':'));
     if !boundary {
@@ -303,11 +306,16 @@ fn date_at(s: &str, i: usize) -> Option<Found<Date>> {
             while j < b.len() && b[j].is_ascii_alphabetic() {
                 j += 1;
             }
-            if let Some(m) = month_of(&s[ws..j])
+            let word = &s[ws..j];
+            if let Some(m) = month_of(word).filter(|_| !mended || word != "may")
                 && valid(u32::from(m), d)
             {
                 let mut end = j;
-                if b.get(end) == Some(&b'.') && s[ws..j].len() == 3 {
+                // 2026-12-03: an abbreviation's period is the date's only when the date goes on ("3 Nov. 2026");
+                // otherwise it ends the sentence ("on 4 Nov.", "on 4 May.").
+                let takes_period =
+                    if mended { is_abbreviation(word) && year_after(b, end + 1).is_some() } else { word.len() == 3 };
+                if b.get(end) == Some(&b'.') && takes_period {
                     end += 1;
                 }
                 let year = year_after(b, end).map(|(y, e)| {
@@ -321,15 +329,21 @@ fn date_at(s: &str, i: usize) -> Option<Found<Date>> {
     None
 }
 
-/// Every date in a reply, tried at word starts that can open one: a digit or a month's first letter.
-pub(crate) fn dates_in(text: &Text<'_>) -> Vec<Found<Date>> {
-    let opens = |c: u8| c.is_ascii_digit() || (c.is_ascii_alphabetic() && b"jfmasond".contains(&(c | 0x20)));
-    scan(text.src, starts(text, opens), date_at)
+/// Whether a month word is an abbreviation that a period may end ("Nov.", "Sept."): shorter than the month's name.
+fn is_abbreviation(word: &str) -> bool {
+    (3..=4).contains(&word.len()) && !["may", "june", "july"].iter().any(|m| word.eq_ignore_ascii_case(m))
 }
 
-/// Every date in `s`, trying every position (for record values).
+/// Every date in a reply, tried at word starts that can open one: a digit or a month's first letter.
+pub(crate) fn dates_in(text: &Text<'_>, version: CheckerVersion) -> Vec<Found<Date>> {
+    let opens = |c: u8| c.is_ascii_digit() || (c.is_ascii_alphabetic() && b"jfmasond".contains(&(c | 0x20)));
+    let mended = version.mends_2026_12_03();
+    scan(text.src, starts(text, opens), |s, i| date_at(s, i, mended))
+}
+
+/// Every date in `s`, trying every position (for record values, read the same in every version).
 pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
-    scan(s, s.char_indices().map(|(i, _)| i), date_at)
+    scan(s, s.char_indices().map(|(i, _)| i), |s, i| date_at(s, i, false))
 }
 
 /// A time fact's value: one clock time and nothing else, or a 24-hour `HH:MM[:SS]`.

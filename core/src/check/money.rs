@@ -626,7 +626,9 @@ fn range_tail(s: &str, end: usize, first: Money, version: CheckerVersion, out: &
     let b = s.as_bytes();
     let mut j = skip_space(s, end);
     let rest = &s[j..];
-    let conn = if rest.starts_with('\u{2013}') || rest.starts_with('\u{2014}') {
+    // 2026-12-03: an em dash ends a clause and never joins a range ("$49 — 10 or more seats get Pro").
+    let em_dash = rest.starts_with('\u{2014}') && !version.mends_2026_12_03();
+    let conn = if rest.starts_with('\u{2013}') || em_dash {
         3
     } else if rest.starts_with('-') {
         1

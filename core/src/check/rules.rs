@@ -172,7 +172,7 @@ pub(super) fn check(
         Some((s, m)) => (s.as_str(), Some(m.as_slice())),
         None => (reply, None),
     };
-    let text = Text::new(reply);
+    let text = Text::for_version(reply, version);
     // Sized for a typical reply so the hot path does not regrow these (DESIGN §8).
     let mut matches: Vec<Match> = Vec::with_capacity(16);
     p.matcher.find_all(&text, &mut matches);
@@ -729,7 +729,7 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                     .collect()
             }),
             FactValue::Date(..) => dates.get_or_insert_with(|| {
-                super::datetime::dates_in(text)
+                super::datetime::dates_in(text, cx.version)
                     .iter()
                     .map(|f| {
                         let (y, m, d) = f.value;

@@ -1,6 +1,8 @@
 //! Splits a reply into word tokens with case-folded forms, sentences and clauses.
 //! Owns: what a word is, what ends a sentence or clause, how case is folded (Unicode, Turkish İ/ı → i).
 
+use crate::policy::CheckerVersion;
+
 /// A word: a run of letters and digits, with apostrophes kept inside (`I've`, `haven't`, `Pro's`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tok {
@@ -121,6 +123,15 @@ pub(crate) fn fold_char_into(c: char, out: &mut String) {
     }
 }
 
+/// Whether the comma at `at` groups digits: a digit right before it and exactly three digits after it ("1,299").
+fn thousands_separator(b: &[u8], at: usize) -> bool {
+    at > 0
+        && b[at - 1].is_ascii_digit()
+        && b.len() >= at + 4
+        && b[at + 1..at + 4].iter().all(u8::is_ascii_digit)
+        && !b.get(at + 4).is_some_and(u8::is_ascii_digit)
+}
+
 /// Folds a whole string (used for phrases, item names and record words).
 pub(crate) fn fold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -169,6 +180,16 @@ pub(crate) fn phrase_words(s: &str) -> Vec<String> {
 
 impl<'a> Text<'a> {
     pub(crate) fn new(src: &'a str) -> Text<'a> {
+        Text::read(src, false)
+    }
+
+    /// A reply as `version` reads it: from 2026-12-03 on (`mended`), a thousands separator ("$1,299") is no clause
+    /// end, so the amount stays in one clause with the words around it.
+    pub(crate) fn for_version(src: &'a str, version: CheckerVersion) -> Text<'a> {
+        Text::read(src, version.mends_2026_12_03())
+    }
+
+    fn read(src: &'a str, mended: bool) -> Text<'a> {
         // An ASCII reply is folded whole, in one pass: each word's folded form is then at its own offsets.
         let ascii = src.is_ascii();
         let mut t = Text {
@@ -283,6 +304,7 @@ impl<'a> Text<'a> {
                 }
                 '\n' | '\r' if !t.toks.is_empty() => pending_sentence_end = true,
                 // The first mark after a word names the boundary: ", (" is a comma.
+                ',' if mended && thousands_separator(bytes, at) => {}
                 ',' | ';' | '(' | ')' if pending_clause_end == 0 => pending_clause_end = c as u8,
                 '\u{2014}' if pending_clause_end == 0 => pending_clause_end = b'-',
                 ',' | ';' | '(' | ')' | '\u{2014}' => {}

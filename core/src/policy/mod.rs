@@ -17,27 +17,40 @@ pub enum CheckerVersion {
     V2026_10_27,
     /// The previous checker.
     V2026_11_01,
-    /// The current checker (issue 17).
-    #[default]
+    /// Issue 17's checker.
     V2026_12_01,
+    /// The current checker: 2026-12-01 with the misreadings found by probing it mended (docs/CHECKER_VERSIONS.md).
+    #[default]
+    V2026_12_03,
 }
 
 impl CheckerVersion {
-    pub const CURRENT: CheckerVersion = CheckerVersion::V2026_12_01;
-    pub const ALL: [CheckerVersion; 3] =
-        [CheckerVersion::V2026_10_27, CheckerVersion::V2026_11_01, CheckerVersion::V2026_12_01];
+    pub const CURRENT: CheckerVersion = CheckerVersion::V2026_12_03;
+    pub const ALL: [CheckerVersion; 4] = [
+        CheckerVersion::V2026_10_27,
+        CheckerVersion::V2026_11_01,
+        CheckerVersion::V2026_12_01,
+        CheckerVersion::V2026_12_03,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             CheckerVersion::V2026_10_27 => "2026-10-27",
             CheckerVersion::V2026_11_01 => "2026-11-01",
             CheckerVersion::V2026_12_01 => "2026-12-01",
+            CheckerVersion::V2026_12_03 => "2026-12-03",
         }
     }
 
     /// Whether this version reads replies by issue 17's rules (docs/CHECKER_VERSIONS.md): `2026-12-01` and later.
     pub(crate) fn reads_roles(self) -> bool {
         self >= CheckerVersion::V2026_12_01
+    }
+
+    /// Whether this version has the mends of `2026-12-03` (docs/CHECKER_VERSIONS.md): dates read by the month
+    /// word as written.
+    pub(crate) fn mends_2026_12_03(self) -> bool {
+        self >= CheckerVersion::V2026_12_03
     }
 
     pub fn parse(s: &str) -> Option<CheckerVersion> {
