@@ -99,10 +99,18 @@ impl<'a> Ctx<'a, '_> {
     /// nearest mention of any sentence or clause is next to where `tok` falls among them: at most three are looked
     /// at, found by binary search (linear time over a reply, however many amounts and names it has).
     fn associate(&self, tok: usize) -> Option<usize> {
+        self.associate_span(tok, tok, tok)
+    }
+
+    /// [`Ctx::associate`] for an amount written in several words (`USD 1,299.00`, `one thousand dollars`), from
+    /// token `first` to `last`, its number at `tok`: words before it are counted from its first word and words after
+    /// it from its last, so its own words are never words between.
+    fn associate_span(&self, first: usize, tok: usize, last: usize) -> Option<usize> {
         let toks = &self.text.toks;
         let t = toks[tok];
+        let (first, last) = (first.min(tok), last.max(tok));
         let dist = |m: &Mention| {
-            if m.last < tok { (tok - m.last, 0) } else { (m.first.saturating_sub(tok), 1) }
+            if m.last < tok { (first.saturating_sub(m.last), 0) } else { (m.first.saturating_sub(last), 1) }
         };
         let split = self.split_at(tok);
         let near = || self.mentions[split.saturating_sub(1)..(split + 2).min(self.mentions.len())].iter();
@@ -278,6 +286,14 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
         let stated = cx.written(m.start, m.end);
         let tied = match respectively.as_ref().and_then(|r| r[mi]) {
             Some(i) => Some(i),
+            // 2026-12-03: an amount's own words are not words between it and an item after it.
+            None if cx.version.mends_2026_12_03() => {
+                // The amount's first word is the first that ends after its start (`$` is no word).
+                let first =
+                    text.tok_containing(m.start).map_or(0, |k| if text.toks[k].end > m.start { k } else { k + 1 });
+                let last = text.tok_containing(m.end.saturating_sub(1)).unwrap_or(tok);
+                cx.associate_span(first, tok, last)
+            }
             None => cx.associate(tok),
         };
         match (tied, m.currency) {
