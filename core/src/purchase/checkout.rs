@@ -113,8 +113,9 @@ pub(crate) struct Line {
     /// Both unit amounts, when both were given: (line, item).
     pub(crate) unit_amounts_both: Option<(i64, i64)>,
     pub(crate) totals: Option<Totals>,
-    /// Curbi addition: `true` refundable, `false` final sale, `None` not stated.
-    pub(crate) refundable: Option<bool>,
+    /// Curbi addition: `Some(Some(true))` refundable, `Some(Some(false))` final sale, `None` not stated,
+    /// `Some(None)` stated but unreadable (its `malformed` already denies; no rule reads it).
+    pub(crate) refundable: Option<Option<bool>>,
 }
 
 /// ACP delegated-payment allowance (`delegate_payment` `Allowance`).
@@ -210,7 +211,9 @@ pub(crate) struct Beside<'a> {
     pub(crate) recurring: Option<&'a Value>,
 }
 
-/// Words that state a trial or a recurring charge in a disclosure's text.
+/// Words that state a trial or a recurring charge in a disclosure's text (lowercased, matched as substrings, so
+/// `weekly` also matches `biweekly` and `until cancel` matches `until canceled`). Every fixed `recurring` frequency
+/// has its own words; docs/PURCHASE.md lists them all, and a test keeps the two lists equal.
 const RECURRENCE_WORDS: &[&str] = &[
     "trial",
     "subscription",
@@ -218,23 +221,45 @@ const RECURRENCE_WORDS: &[&str] = &[
     "renew",
     "recurring",
     "recurs",
+    "until cancel",
+    "until you cancel",
+    "billed every",
+    "charged every",
+    // DAILY
+    "daily",
+    "per day",
+    // WEEKLY and BIWEEKLY
+    "per week",
+    "weekly",
+    "every week",
+    "each week",
+    "every two weeks",
+    "every 2 weeks",
+    "every other week",
+    "fortnight",
+    // MONTHLY
     "per month",
     "a month",
     "/month",
     "/mo",
     "monthly",
-    "per week",
-    "weekly",
+    "every month",
+    "each month",
+    // QUARTERLY
+    "quarterly",
+    "per quarter",
+    "every quarter",
+    "each quarter",
+    "every three months",
+    "every 3 months",
+    // ANNUALLY
     "per year",
     "a year",
     "/year",
     "annually",
     "yearly",
-    "every month",
-    "every week",
     "every year",
-    "until cancel",
-    "billed every",
+    "each year",
 ];
 
 const CHECKOUT_MEMBERS: &[&str] = &[
@@ -379,7 +404,7 @@ pub(crate) fn read_checkout(r: &mut Reader, v: &Value, path: &str, beside: Besid
     if let Some(x) = m.get("discounts") {
         out.discounts_shown = read_discounts(r, x, &p("discounts"));
     }
-    out.totals = r.required(m, path, "totals").and_then(|x| read_totals(r, x, &p("totals")));
+    out.totals = r.required(m, path, "totals").and_then(|x| read_totals(r, x, &p("totals"), protocol));
     out.expires_at = m.get("expires_at").and_then(|x| r.timestamp(x, &p("expires_at")));
     match protocol {
         Protocol::Acp => {
@@ -542,8 +567,8 @@ fn read_line(r: &mut Reader, v: &Value, path: &str) -> Option<Line> {
     let name = m.get("name").and_then(|x| r.text(x, &p("name")));
     let quantity = r.required(m, path, "quantity").and_then(|x| r.quantity(x, &p("quantity")));
     let line_unit = m.get("unit_amount").and_then(|x| r.amount(x, &p("unit_amount"), false));
-    let totals = r.required(m, path, "totals").and_then(|x| read_totals(r, x, &p("totals")));
-    let refundable = m.get("refundable").and_then(|x| r.boolean(x, &p("refundable")));
+    let totals = r.required(m, path, "totals").and_then(|x| read_totals(r, x, &p("totals"), Protocol::Acp));
+    let refundable = m.get("refundable").map(|x| r.boolean(x, &p("refundable")));
     let (unit_amount, unit_path) = match (line_unit, item_unit) {
         (Some(u), _) => (Some(u), p("unit_amount")),
         (None, Some(u)) => (Some(u), member(&p("item"), "unit_amount")),
@@ -565,39 +590,48 @@ fn read_line(r: &mut Reader, v: &Value, path: &str) -> Option<Line> {
     })
 }
 
-pub(crate) fn read_totals(r: &mut Reader, v: &Value, path: &str) -> Option<Totals> {
+/// Reads a totals list in its protocol's shape: an ACP `Total` has `type`, `amount` and the descriptive
+/// `display_text`, `presentment_amount`, `description`, `breakdown`; a UCP total has `type`, `amount`, `lines` (an
+/// itemised breakdown that must add up to its entry) and `display_text`. The other protocol's members are unknown.
+pub(crate) fn read_totals(r: &mut Reader, v: &Value, path: &str, protocol: Protocol) -> Option<Totals> {
+    let (known, ignored): (&[&str], &[&str]) = match protocol {
+        Protocol::Acp => (&["type", "amount"], &["display_text", "presentment_amount", "description", "breakdown"]),
+        Protocol::Ucp => (&["type", "amount", "lines"], &["display_text"]),
+    };
     let list = r.array(v, path, 0)?;
     let mut entries = Vec::with_capacity(list.len());
     for (i, x) in list.iter().enumerate() {
         let ep = element(path, i);
-        // ACP's descriptive members, and UCP's `lines` (an itemised breakdown that must add up to its entry).
-        let ignored = ["display_text", "presentment_amount", "description", "breakdown"];
-        let Some(m) = r.object(x, &ep, &["type", "amount", "lines"], &ignored) else {
+        let Some(m) = r.object(x, &ep, known, ignored) else {
             entries.push(TotalEntry { index: i, kind: None, amount: None });
             continue;
         };
         let kind = r.required(m, &ep, "type").and_then(|t| r.id(t, &member(&ep, "type"))).map(|s| TotalKind::parse(&s));
         let amount = r.required(m, &ep, "amount").and_then(|a| r.amount(a, &member(&ep, "amount"), true));
-        if let (Some(lines), Some(a)) = (m.get("lines"), amount) {
-            read_sub_lines(r, lines, &member(&ep, "lines"), a);
+        if protocol == Protocol::Ucp
+            && let Some(lines) = m.get("lines")
+        {
+            read_sub_lines(r, lines, &member(&ep, "lines"), amount);
         }
         entries.push(TotalEntry { index: i, kind, amount });
     }
     Some(Totals { path: path.to_owned(), entries })
 }
 
-/// UCP total `lines`: `[{display_text, amount}]`, whose amounts must add up to the entry's.
-fn read_sub_lines(r: &mut Reader, v: &Value, path: &str, parent: i64) {
+/// UCP total `lines`: `[{display_text?, amount}]`, whose amounts must add up to the entry's (`parent`, when it was
+/// read). A line that is not such an object is `malformed`, and the sum is then not compared: what the unreadable
+/// line holds is unknown.
+fn read_sub_lines(r: &mut Reader, v: &Value, path: &str, parent: Option<i64>) {
     let Some(list) = r.array(v, path, 0) else { return };
     let mut sum = Some(0i64);
     for (i, x) in list.iter().enumerate() {
         let lp = element(path, i);
-        let amount = x
-            .as_object()
+        let amount = r
+            .object(x, &lp, &["amount"], &["display_text"])
             .and_then(|m| r.required(m, &lp, "amount").and_then(|a| r.amount(a, &member(&lp, "amount"), true)));
         sum = sum.zip(amount).and_then(|(s, a)| s.checked_add(a));
     }
-    if let Some(s) = sum
+    if let (Some(s), Some(parent)) = (sum, parent)
         && s != parent
     {
         let message = format!("the itemised lines add up to {s} minor units, the entry says {parent}");
@@ -660,5 +694,25 @@ fn read_recurring(r: &mut Reader, v: &Value, path: &str) -> Option<Recurring> {
             first_charge_at: first.flatten(),
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RECURRENCE_WORDS;
+
+    /// The words docs/PURCHASE.md lists for disclosures are the words the check matches, in the same order.
+    #[test]
+    fn recurrence_words_are_the_documented_list() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/PURCHASE.md");
+        let doc = std::fs::read_to_string(path).unwrap_or_default();
+        let start = doc.find("A disclosure states trial or recurring terms").unwrap_or(doc.len());
+        let documented: Vec<&str> = doc[start..]
+            .lines()
+            .skip_while(|l| !l.starts_with("- "))
+            .take_while(|l| !l.is_empty())
+            .flat_map(|l| l.split('*').skip(1).step_by(2))
+            .collect();
+        assert_eq!(documented, RECURRENCE_WORDS, "docs/PURCHASE.md and RECURRENCE_WORDS differ");
     }
 }

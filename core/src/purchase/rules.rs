@@ -399,8 +399,9 @@ impl Ctx<'_> {
         for line in &c.lines {
             let path = member(&line.path, "refundable");
             match line.refundable {
-                Some(true) => {}
-                Some(false) => {
+                // Unreadable: its `malformed` already denies, and it is not "not stated".
+                Some(Some(true) | None) => {}
+                Some(Some(false)) => {
                     let message = format!("{} is final sale and the mandate requires refundable items", line.label);
                     self.push(ReasonCode::ItemFinalSale, path, "true", "false", message);
                 }

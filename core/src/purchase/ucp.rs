@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::checkout::{Line, Payment, read_totals};
+use super::checkout::{Line, Payment, Protocol, read_totals};
 use super::decision::{ReasonCode, Reasons};
 use super::read::{Reader, quote, show};
 use crate::pointer::{element, member};
@@ -72,7 +72,7 @@ pub(crate) fn read_line(r: &mut Reader, v: &Value, path: &str) -> Option<Line> {
         }
     }
     let quantity = r.required(m, path, "quantity").and_then(|x| r.quantity(x, &p("quantity")));
-    let totals = r.required(m, path, "totals").and_then(|x| read_totals(r, x, &p("totals")));
+    let totals = r.required(m, path, "totals").and_then(|x| read_totals(r, x, &p("totals"), Protocol::Ucp));
     let label = title.or_else(|| item_id.clone()).unwrap_or_else(|| "(unnamed item)".to_owned());
     Some(Line {
         path: path.to_owned(),
@@ -136,8 +136,16 @@ pub(crate) fn read_payment(r: &mut Reader, v: &Value, path: &str) -> (Option<Pay
 
 fn read_terms(r: &mut Reader, m: &Map<String, Value>, path: &str) -> Option<Term> {
     let tp = member(path, "terms");
-    let terms = r.array(m.get("terms")?, &tp, 1)?;
     let sp = member(path, "selected_term_id");
+    let Some(terms) = m.get("terms") else {
+        // A selected term must exist: without a terms list it names none, and its schedules would go unchecked.
+        if let Some(selected) = m.get("selected_term_id").and_then(|x| r.id(x, &sp)) {
+            let message = format!("selected_term_id {} names a term, and the payment has no terms", quote(&selected));
+            r.push(ReasonCode::Malformed, sp, "the id of one of the terms", quote(&selected), message);
+        }
+        return None;
+    };
+    let terms = r.array(terms, &tp, 1)?;
     let selected = r.required(m, path, "selected_term_id").and_then(|x| r.id(x, &sp))?;
     let Some((i, term)) =
         terms.iter().enumerate().find(|(_, t)| t.get("id").and_then(Value::as_str) == Some(&selected))
