@@ -119,7 +119,8 @@ test('receipts in checks: receipt keys as configuration; without `now`, the host
   const { policy, reply, record, verify } = match.request
   // Fixed clock: the vector's answer, through both forms.
   assert.deepEqual(curbi.check(match.request, match.receipts), match.expected)
-  assert.deepEqual(curbi.compilePolicy(policy, match.receipts).check(reply, { record, verify }), match.expected)
+  const { version } = match.request
+  assert.deepEqual(curbi.compilePolicy(policy, match.receipts).check(reply, { record, verify, version }), match.expected)
   // The host's clock: the vector's receipt expired at 2026-12-03T14:02:00Z, so on every day since, it no longer
   // counts, and the finding says so (the fixed clock above is the vector's answer while it did).
   const { now, ...hostClock } = match.receipts
