@@ -55,8 +55,8 @@ type CheckOptions struct {
 	// Record is the caller's record (the Check API's "record"): JSON text as a json.RawMessage or []byte, any
 	// other value encoding/json can marshal (a map, a struct with json tags), or nil for none.
 	Record any
-	// Version pins a checker version ("2026-12-03", "2026-12-01", "2026-11-01", "2026-10-27"); "" is the
-	// current one (2026-12-03).
+	// Version pins a checker version ("2026-12-04", "2026-12-03", "2026-12-01", "2026-11-01", "2026-10-27");
+	// "" is the current one (2026-12-04).
 	Version string
 	// Verify is "optional" (the default when "") or "required": only signed receipts back claimed actions. Receipts
 	// and "required" need a policy compiled with CompilePolicyWithReceipts.

@@ -89,12 +89,12 @@ func TestByteSpansOnNonASCIIReplies(t *testing.T) {
 
 func TestCheckResultShape(t *testing.T) {
 	p := mustCompile(t, `{"prices":[{"item":"Starter","amount":49}]}`)
-	// No options: the current checker, 2026-12-03, answers.
+	// No options: the current checker, 2026-12-04, answers.
 	res, err := p.Check("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Result{Object: "check", Version: "2026-12-03", RecordTrust: "caller_supplied_unverified", Pass: true,
+	want := Result{Object: "check", Version: "2026-12-04", RecordTrust: "caller_supplied_unverified", Pass: true,
 		Findings: []Finding{}, Proof: Proof{"operation_and_subject_only", false, "within_request_only", false}}
 	got, _ := json.Marshal(res)
 	wantDoc, _ := json.Marshal(want)

@@ -3,8 +3,8 @@
 // scripts/build.sh copies all but the recorder's). The addon enforces every limit.
 import type { ErrorCode } from './index'
 
-/** Checker versions: `2026-12-03` is current; `2026-12-01`, `2026-11-01` and `2026-10-27` are kept for pinned requests. */
-export type CheckerVersion = '2026-10-27' | '2026-11-01' | '2026-12-01' | '2026-12-03'
+/** Checker versions: `2026-12-04` is current; `2026-12-03`, `2026-12-01`, `2026-11-01` and `2026-10-27` are kept for pinned requests. */
+export type CheckerVersion = '2026-10-27' | '2026-11-01' | '2026-12-01' | '2026-12-03' | '2026-12-04'
 
 /**
  * What every function throws (or rejects with) on bad input: an `Error` with the same `code`, `message` and `path`

@@ -230,7 +230,7 @@ fn unreadable_file_exits_two_with_a_message_on_stderr() {
 fn version_and_help() {
     let out = run(&["--version"]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stdout(&out), format!("curbi {} (checker 2026-12-03)\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(stdout(&out), format!("curbi {} (checker 2026-12-04)\n", env!("CARGO_PKG_VERSION")));
     for args in [&["help"][..], &["--help"], &["-h"], &["check", "--help"]] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");

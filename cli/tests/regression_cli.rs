@@ -191,7 +191,7 @@ fn exported_node_test_passes_against_curbi_serve_and_fails_when_an_expectation_c
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("# pass 3") && stdout.contains("# fail 0"), "{stdout}");
-    assert!(stdout.contains("Catch one reply (node) [checker 2026-12-03]"), "{stdout}");
+    assert!(stdout.contains("Catch one reply (node) [checker 2026-12-04]"), "{stdout}");
 
     // One rule changed in case 0: that test fails, the others still pass.
     let original = tamper(&dir, |d| d["cases"][0]["expected"]["rules"][2] = json!("price:unknown"));
@@ -273,7 +273,7 @@ fn replay_passes_then_fails_with_a_per_case_diff_after_tampering() {
 
     let out = curbi(&["replay", path]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    assert!(text(&out.stdout).starts_with("replay \"Curbi regression\" (checker 2026-12-03): 3 case(s), 0 failed"));
+    assert!(text(&out.stdout).starts_with("replay \"Curbi regression\" (checker 2026-12-04): 3 case(s), 0 failed"));
 
     tamper(&dir, |d| {
         d["cases"][0]["expected"]["rules"][2] = json!("price:unknown");

@@ -47,7 +47,7 @@ const one: Check = policy.check('Starter is $99.', {
   version: '2026-10-27',
 })
 const prepared = prepareOptions({ record: { subject: 'order-1' }, version: '2026-11-01' })
-const pinned: '2026-10-27' | '2026-11-01' | '2026-12-01' | '2026-12-03' = prepared.version
+const pinned: '2026-10-27' | '2026-11-01' | '2026-12-01' | '2026-12-03' | '2026-12-04' = prepared.version
 const again: Check = policy.check('x', prepared)
 const first: Finding | undefined = one.findings[0]
 const [start, end]: [number, number] = first ? first.span : [0, 0]

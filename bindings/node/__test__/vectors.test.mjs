@@ -50,7 +50,7 @@ test('every single-reply vector through compilePolicy + policy.check', () => {
     // Options read once give the same answer as options read on every call.
     const prepared = curbi.prepareOptions(options)
     // Without a version the current checker answers.
-    assert.equal(prepared.version, version ?? '2026-12-03', v.where)
+    assert.equal(prepared.version, version ?? '2026-12-04', v.where)
     assert.deepStrictEqual(compiled.check(reply, prepared), v.expected, `${v.where} (prepared options)`)
     for (const f of got.findings) assert.equal(reply.slice(f.span[0], f.span[1]), f.text, `${v.where}: span`)
     compiledRan++

@@ -35,12 +35,12 @@ def test_seed_recorded_session_response():
     }
 
 
-def test_current_checker_is_2026_12_03_and_answers_when_no_version_is_pinned():
-    assert curbi.CURRENT_CHECKER_VERSION == "2026-12-03"
+def test_current_checker_is_2026_12_04_and_answers_when_no_version_is_pinned():
+    assert curbi.CURRENT_CHECKER_VERSION == "2026-12-04"
     policy = curbi.Policy.compile({"prices": [{"item": "Plus", "amount": 79}]})
     # Issue 17 class 3: a currency code after a '$' amount is read from 2026-12-01 on; 2026-11-01 reads US dollars.
     current = policy.check("Plus is $79 NZD per month.")
-    assert current.version == "2026-12-03"
+    assert current.version == "2026-12-04"
     assert [(f.rule, f.span, f.text) for f in current.findings] == [("price:currency", (8, 15), "$79 NZD")]
     pinned = policy.check("Plus is $79 NZD per month.", version="2026-11-01")
     assert pinned.version == "2026-11-01" and pinned.passed

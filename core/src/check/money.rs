@@ -64,6 +64,24 @@ fn dollar_prefix(letters: &str) -> Option<Currency> {
     })
 }
 
+/// 2026-12-04: the code of a currency written with `$`, glued to it or one space before it (`NZD$49`, `AUD $49`,
+/// `USD $49`): its start and currency. Other codes before `$` ("EUR $49") say nothing about the `$`.
+fn dollar_code_before(s: &str, dollar: usize) -> Option<(usize, Currency)> {
+    let b = s.as_bytes();
+    let end = if dollar > 0 && b[dollar - 1] == b' ' { dollar - 1 } else { dollar };
+    let mut k = end;
+    while k > 0 && b[k - 1].is_ascii_uppercase() {
+        k -= 1;
+    }
+    if k == end || alnum_before(s, k) {
+        return None;
+    }
+    let cur = code_currency(&s[k..end])?;
+    let dollar_currency = matches!(cur, Currency::Usd)
+        || matches!(cur, Currency::Other(code) if matches!(code, "CAD" | "AUD" | "NZD" | "SGD" | "HKD" | "MXN"));
+    dollar_currency.then_some((k, cur))
+}
+
 /// Currency codes and words, matched as whole words before or after a number.
 /// Upper-case codes must be written in capitals (so "try" or "all" in prose never count); the words
 /// and the codes that are not English words are matched in any case.
@@ -291,8 +309,9 @@ pub(crate) fn number_word(w: &str) -> Option<u32> {
 }
 
 /// 2026-12-01: a whole number in words at `i`: "forty-nine", "one hundred and forty-nine", "a hundred",
-/// "five thousand". Returns its end and value. Words are joined by one space or a hyphen.
-fn number_words(s: &str, i: usize) -> Option<(usize, Dec)> {
+/// "five thousand". Returns its end and value. Words are joined by one space or a hyphen. `scales` (2026-12-04):
+/// `million` and `billion` too ("two million", "a billion", "two million five hundred thousand").
+fn number_words(s: &str, i: usize, scales: bool) -> Option<(usize, Dec)> {
     let b = s.as_bytes();
     let (mut total, mut current, mut end, mut any) = (0u64, 0u64, i, false);
     let mut j = i;
@@ -304,11 +323,15 @@ fn number_words(s: &str, i: usize) -> Option<(usize, Dec)> {
         let is = |x: &str| w.eq_ignore_ascii_case(x);
         let filler = (is("a") && !any) || (is("and") && any);
         if let Some(v) = number_word(w) {
-            current += u64::from(v);
+            current = current.saturating_add(u64::from(v));
         } else if is("hundred") && (any || j > i) {
-            current = current.max(1) * 100;
+            current = current.max(1).saturating_mul(100);
         } else if is("thousand") && (any || j > i) {
-            total += current.max(1) * 1_000;
+            total = total.saturating_add(current.max(1).saturating_mul(1_000));
+            current = 0;
+        } else if scales && (is("million") || is("billion")) && (any || j > i) {
+            let scale = if is("million") { 1_000_000 } else { 1_000_000_000 };
+            total = total.saturating_add(current.max(1).saturating_mul(scale));
             current = 0;
         } else if !filler {
             break;
@@ -324,8 +347,10 @@ fn number_words(s: &str, i: usize) -> Option<(usize, Dec)> {
             break;
         }
     }
-    let value = total + current;
-    (any && value <= 10_000_000).then(|| (end, Dec(i128::from(value) * crate::decimal::SCALE)))
+    // Saturating: "a hundred hundred hundred …" is no number, and never an overflow (too large, so `None`).
+    let value = total.saturating_add(current);
+    let most = if scales { MAX_UNITS as u64 } else { 10_000_000 };
+    (any && value <= most).then(|| (end, Dec(i128::from(value) * crate::decimal::SCALE)))
 }
 
 /// 2026-12-01: what a bare `$` amount's currency really is when a code or a nation follows it (`$79 NZD`,
@@ -409,7 +434,44 @@ fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
         }
     }
     let mut frac_len = 0usize;
-    if j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
+    // 2026-12-04: money written the European way. A comma with one or two digits after it is a decimal comma
+    // (`49,90 €`, `€1,5 million`); with one, periods before it group thousands (`1.299,00 €`). Without a decimal
+    // comma a period stays the decimal point (`1.299 €` is 1.299), as in every earlier version.
+    let mut decimal_comma = None;
+    if version.mends_2026_12_04() {
+        let comma_frac = |at: usize| {
+            let digits = b.get(at + 1..).unwrap_or_default().iter().take(3).take_while(|d| d.is_ascii_digit()).count();
+            (b.get(at) == Some(&b',') && (1..=2).contains(&digits)).then_some(at)
+        };
+        let mut k = j;
+        if (1..=3).contains(&int_len) && k == i + int_len {
+            while k + 3 < b.len()
+                && b[k] == b'.'
+                && b[k + 1..k + 4].iter().all(u8::is_ascii_digit)
+                && !b.get(k + 4).is_some_and(u8::is_ascii_digit)
+            {
+                k += 4;
+            }
+        }
+        decimal_comma = comma_frac(k).or_else(|| comma_frac(j));
+        // "49,- €" and "49,– €": whole units, the way prices are written in German.
+        let rest = b.get(j..).unwrap_or_default();
+        let dash = [&b",-"[..], ",\u{2013}".as_bytes()].into_iter().find(|d| rest.starts_with(d));
+        if decimal_comma.is_none()
+            && let Some(d) = dash
+            && !rest.get(d.len()).is_some_and(u8::is_ascii_digit)
+        {
+            j += d.len();
+        }
+        if let Some(at) = decimal_comma {
+            for &d in b[j..at].iter().filter(|d| d.is_ascii_digit()) {
+                push(&mut units, d);
+            }
+            j = at;
+        }
+    }
+    let separator = if decimal_comma.is_some() { b',' } else { b'.' };
+    if j + 1 < b.len() && b[j] == separator && b[j + 1].is_ascii_digit() {
         j += 1;
         while j < b.len() && b[j].is_ascii_digit() {
             if frac_len < 6 {
@@ -508,6 +570,11 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 {
                     cur = pc;
                     start = k;
+                } else if version.mends_2026_12_04()
+                    && let Some((code_start, pc)) = dollar_code_before(s, i)
+                {
+                    cur = pc;
+                    start = code_start;
                 }
             }
             let n = skip_space(s, i + clen);
@@ -530,8 +597,11 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 && version.reads_roles()
                 && (number_word(w).is_some()
                     || w.eq_ignore_ascii_case("a")
-                        && (s[i + 1..].starts_with(" hundred") || s[i + 1..].starts_with(" thousand")))
-                && let Some((end, value)) = number_words(s, i)
+                        && (s[i + 1..].starts_with(" hundred")
+                            || s[i + 1..].starts_with(" thousand")
+                            || version.mends_2026_12_04()
+                                && (s[i + 1..].starts_with(" million") || s[i + 1..].starts_with(" billion"))))
+                && let Some((end, value)) = number_words(s, i, version.mends_2026_12_04())
             {
                 let n = skip_space(s, end);
                 let spelled = || spelled_currency(s, n, false).filter(|_| n > end).map(|(e, c)| (e, c, false));
@@ -668,7 +738,8 @@ pub(crate) fn parse_fact_money(s: &str) -> Option<Dec> {
     if let Ok(d) = Dec::parse(t) {
         return Some(d);
     }
-    let found = find(t, CheckerVersion::CURRENT);
+    // Pinned: a fact's value reads the same under every checker version (the record is data, not prose).
+    let found = find(t, CheckerVersion::V2026_12_03);
     match found.as_slice() {
         [m] if m.start == 0 && m.end == t.len() && m.currency == Currency::Usd => m.amount,
         _ => None,

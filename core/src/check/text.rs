@@ -132,6 +132,19 @@ fn thousands_separator(b: &[u8], at: usize) -> bool {
         && !b.get(at + 4).is_some_and(u8::is_ascii_digit)
 }
 
+/// 2026-12-04: whether the comma at `at` is a decimal comma: a digit right before it, and one or two digits after it
+/// with no third ("49,90 €", "€1,5 million").
+fn decimal_comma(b: &[u8], at: usize) -> bool {
+    let digits = b.get(at + 1..).unwrap_or_default().iter().take(3).take_while(|d| d.is_ascii_digit()).count();
+    at > 0 && b[at - 1].is_ascii_digit() && (1..=2).contains(&digits)
+}
+
+/// 2026-12-04: whether a sentence starts at `at` right after a period with no space: a capital letter and a small
+/// one ("$49.Team is"), so "U.S.A." and "v1.2" are not sentence ends.
+fn glued_sentence_start(b: &[u8], at: usize) -> bool {
+    b.get(at).is_some_and(u8::is_ascii_uppercase) && b.get(at + 1).is_some_and(u8::is_ascii_lowercase)
+}
+
 /// Folds a whole string (used for phrases, item names and record words).
 pub(crate) fn fold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -180,16 +193,18 @@ pub(crate) fn phrase_words(s: &str) -> Vec<String> {
 
 impl<'a> Text<'a> {
     pub(crate) fn new(src: &'a str) -> Text<'a> {
-        Text::read(src, false)
+        Text::read(src, CheckerVersion::V2026_12_01)
     }
 
     /// A reply as `version` reads it: from 2026-12-03 on (`mended`), a thousands separator ("$1,299") is no clause
-    /// end, so the amount stays in one clause with the words around it.
+    /// end, so the amount stays in one clause with the words around it; from 2026-12-04 on (`mended_04`), neither is
+    /// a decimal comma ("49,90 €"), and a period right before a capitalised word ends the sentence ("$49.Team").
     pub(crate) fn for_version(src: &'a str, version: CheckerVersion) -> Text<'a> {
-        Text::read(src, version.mends_2026_12_03())
+        Text::read(src, version)
     }
 
-    fn read(src: &'a str, mended: bool) -> Text<'a> {
+    fn read(src: &'a str, version: CheckerVersion) -> Text<'a> {
+        let (mended, mended_04) = (version.mends_2026_12_03(), version.mends_2026_12_04());
         // An ASCII reply is folded whole, in one pass: each word's folded form is then at its own offsets.
         let ascii = src.is_ascii();
         let mut t = Text {
@@ -282,7 +297,9 @@ impl<'a> Text<'a> {
                     let ends = match next {
                         None => true,
                         Some(b) => b.is_ascii_whitespace() || b == b'"' || b == b')' || b == b'\'' || b >= 0x80,
-                    };
+                    } || mended_04
+                        && glued_sentence_start(bytes, at + c.len_utf8())
+                        && t.toks.last().is_some_and(|last| last.end == at);
                     let abbreviation = c == '.'
                         && t.toks.last().is_some_and(|last| {
                             last.end == at && {
@@ -305,6 +322,7 @@ impl<'a> Text<'a> {
                 '\n' | '\r' if !t.toks.is_empty() => pending_sentence_end = true,
                 // The first mark after a word names the boundary: ", (" is a comma.
                 ',' if mended && thousands_separator(bytes, at) => {}
+                ',' if mended_04 && decimal_comma(bytes, at) => {}
                 ',' | ';' | '(' | ')' if pending_clause_end == 0 => pending_clause_end = c as u8,
                 '\u{2014}' if pending_clause_end == 0 => pending_clause_end = b'-',
                 ',' | ';' | '(' | ')' | '\u{2014}' => {}

@@ -19,18 +19,22 @@ pub enum CheckerVersion {
     V2026_11_01,
     /// Issue 17's checker.
     V2026_12_01,
-    /// The current checker: 2026-12-01 with the misreadings found by probing it mended (docs/CHECKER_VERSIONS.md).
-    #[default]
+    /// 2026-12-01 with the misreadings found by probing it mended (docs/CHECKER_VERSIONS.md).
     V2026_12_03,
+    /// The current checker: 2026-12-03 with money written the European way, a currency code before `$`, scale
+    /// words in spelled amounts and a sentence end with no space after it read (docs/CHECKER_VERSIONS.md).
+    #[default]
+    V2026_12_04,
 }
 
 impl CheckerVersion {
-    pub const CURRENT: CheckerVersion = CheckerVersion::V2026_12_03;
-    pub const ALL: [CheckerVersion; 4] = [
+    pub const CURRENT: CheckerVersion = CheckerVersion::V2026_12_04;
+    pub const ALL: [CheckerVersion; 5] = [
         CheckerVersion::V2026_10_27,
         CheckerVersion::V2026_11_01,
         CheckerVersion::V2026_12_01,
         CheckerVersion::V2026_12_03,
+        CheckerVersion::V2026_12_04,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +43,7 @@ impl CheckerVersion {
             CheckerVersion::V2026_11_01 => "2026-11-01",
             CheckerVersion::V2026_12_01 => "2026-12-01",
             CheckerVersion::V2026_12_03 => "2026-12-03",
+            CheckerVersion::V2026_12_04 => "2026-12-04",
         }
     }
 
@@ -51,6 +56,13 @@ impl CheckerVersion {
     /// word as written.
     pub(crate) fn mends_2026_12_03(self) -> bool {
         self >= CheckerVersion::V2026_12_03
+    }
+
+    /// Whether this version has the mends of `2026-12-04` (docs/CHECKER_VERSIONS.md): a decimal comma
+    /// (`49,90 €`, `1.299,00 €`), a dollar currency's code before `$` (`AUD $49`), `million` and `billion` in
+    /// spelled amounts, and a period right before a capitalised word ending the sentence (`$49.Team is`).
+    pub(crate) fn mends_2026_12_04(self) -> bool {
+        self >= CheckerVersion::V2026_12_04
     }
 
     pub fn parse(s: &str) -> Option<CheckerVersion> {
