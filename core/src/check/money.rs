@@ -436,20 +436,31 @@ fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
     let mut frac_len = 0usize;
     // 2026-12-04: money written the European way. A comma with one or two digits after it is a decimal comma
     // (`49,90 €`, `€1,5 million`); with one, periods before it group thousands (`1.299,00 €`). Without a decimal
-    // comma a period stays the decimal point (`1.299 €` is 1.299), as in every earlier version.
+    // comma a period stays the decimal point (`1.299 €` is 1.299), as in every earlier version. Commas between
+    // pairs of digits before a group of three are Indian grouping (`₹1,29,999`), never a decimal comma.
     let mut decimal_comma = None;
     if version.mends_2026_12_04() {
+        let plain = j == i + int_len;
+        if plain && (1..=2).contains(&int_len) {
+            let mut m = j;
+            while b.get(m) == Some(&b',') && digits_at(b, m + 1) == 2 && b.get(m + 3) == Some(&b',') {
+                m += 3;
+            }
+            if m > j && b.get(m) == Some(&b',') && digits_at(b, m + 1) == 3 {
+                for &d in b[j..m + 4].iter().filter(|d| d.is_ascii_digit()) {
+                    push(&mut units, d);
+                }
+                j = m + 4;
+            }
+        }
         let comma_frac = |at: usize| {
-            let digits = b.get(at + 1..).unwrap_or_default().iter().take(3).take_while(|d| d.is_ascii_digit()).count();
-            (b.get(at) == Some(&b',') && (1..=2).contains(&digits)).then_some(at)
+            let n = digits_at(b, at + 1);
+            let grouping = matches!(b.get(at + 1 + n), Some(b',' | b'.')) && digits_at(b, at + 2 + n) > 0;
+            (b.get(at) == Some(&b',') && (1..=2).contains(&n) && !grouping).then_some(at)
         };
         let mut k = j;
-        if (1..=3).contains(&int_len) && k == i + int_len {
-            while k + 3 < b.len()
-                && b[k] == b'.'
-                && b[k + 1..k + 4].iter().all(u8::is_ascii_digit)
-                && !b.get(k + 4).is_some_and(u8::is_ascii_digit)
-            {
+        if plain && (1..=3).contains(&int_len) && k == i + int_len {
+            while b.get(k) == Some(&b'.') && digits_at(b, k + 1) == 3 {
                 k += 4;
             }
         }
@@ -513,6 +524,11 @@ fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
         }
     }
     Some(Number { end: j, value })
+}
+
+/// How many digits follow one another from `at`, counting at most four (so `3` means exactly three).
+fn digits_at(b: &[u8], at: usize) -> usize {
+    b.get(at..).unwrap_or_default().iter().take(4).take_while(|d| d.is_ascii_digit()).count()
 }
 
 /// Whether a number starts at `i` (a digit, or `.` then a digit), not glued to a word or another number.
