@@ -179,16 +179,23 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) ->
             continue;
         }
         // A number followed by % or "percent".
-        if w.bytes().all(|c| c.is_ascii_digit()) && (tok.start == 0 || b[tok.start - 1] != b'.') {
+        // 2026-12-04: a decimal comma in a percent ("12,5% off"); its second part is not a percent of its own.
+        let mended = version.mends_2026_12_04();
+        let after_comma = mended && tok.start >= 2 && b[tok.start - 1] == b',' && b[tok.start - 2].is_ascii_digit();
+        if w.bytes().all(|c| c.is_ascii_digit()) && (tok.start == 0 || b[tok.start - 1] != b'.') && !after_comma {
             let mut num_end = tok.end;
             let mut last = i;
-            if b.get(num_end) == Some(&b'.')
-                && i + 1 < text.toks.len()
+            let mut comma = false;
+            let fraction_next = i + 1 < text.toks.len()
                 && text.toks[i + 1].start == num_end + 1
-                && text.word_at(i + 1).bytes().all(|c| c.is_ascii_digit())
-            {
+                && text.word_at(i + 1).bytes().all(|c| c.is_ascii_digit());
+            if b.get(num_end) == Some(&b'.') && fraction_next {
                 num_end = text.toks[i + 1].end;
                 last = i + 1;
+            } else if mended && b.get(num_end) == Some(&b',') && fraction_next && text.word_at(i + 1).len() <= 2 {
+                num_end = text.toks[i + 1].end;
+                last = i + 1;
+                comma = true;
             }
             let mut j = num_end;
             if b.get(j) == Some(&b' ') {
@@ -204,8 +211,10 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) ->
             } else {
                 None
             };
+            let written: std::borrow::Cow<'_, str> =
+                if comma { s[tok.start..num_end].replace(',', ".").into() } else { s[tok.start..num_end].into() };
             if let Some((pend, ptok)) = pct_end
-                && let Ok(p) = Dec::parse(&s[tok.start..num_end])
+                && let Ok(p) = Dec::parse(&written)
             {
                 let after = next_adjacent(text, ptok)
                     .filter(|&n| after_word(text.word_at(n), sale) && text.toks[n].start <= pend + 2);
@@ -229,8 +238,12 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) ->
             continue;
         };
         let last = text.tok_containing(m.end.saturating_sub(1)).unwrap_or(first);
+        // 2026-12-04: "$119.20 discounted" and "a $119.20 sale price" state a price, not an amount off.
+        let amount_off = |w: &str| {
+            if version.mends_2026_12_04() { matches!(w, "off" | "discount") } else { after_word(w, sale) }
+        };
         if let Some(n) =
-            next_adjacent(text, last).filter(|&n| after_word(text.word_at(n), sale) && text.toks[n].start <= m.end + 1)
+            next_adjacent(text, last).filter(|&n| amount_off(text.word_at(n)) && text.toks[n].start <= m.end + 1)
         {
             out.push(Claim { start: m.start, end: text.toks[n].end, tok: first, kind: ClaimKind::Dollars(mi) });
         } else if let Some(l) = lead_in(text, first).filter(|_| m.start > 0) {

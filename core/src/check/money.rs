@@ -341,7 +341,11 @@ fn number_words(s: &str, i: usize, scales: bool) -> Option<(usize, Dec)> {
             end = j + w.len();
         }
         j += w.len();
-        if matches!(b.get(j), Some(b' ' | b'-')) {
+        // 2026-12-04: "one thousand, one hundred forty-nine": a comma after a scale word goes on with the number.
+        let scale_word = is("thousand") || is("million") || is("billion");
+        if scales && scale_word && s[j..].starts_with(", ") && number_word(ascii_word_at(s, j + 2)).is_some() {
+            j += 2;
+        } else if matches!(b.get(j), Some(b' ' | b'-')) {
             j += 1;
         } else {
             break;
@@ -621,7 +625,7 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
             {
                 let n = skip_space(s, end);
                 let spelled = || spelled_currency(s, n, false).filter(|_| n > end).map(|(e, c)| (e, c, false));
-                if let Some((cend, cur, cents)) = suffix_currency(s, end).or_else(spelled) {
+                if let Some((cend, cur, cents)) = suffix_currency(s, end, version).or_else(spelled) {
                     let amount = if cents { Dec(value.0 / 100) } else { value };
                     out.push(Money { start: i, end: cend, digits: i, amount: Some(amount), currency: cur });
                     i = cend;
@@ -668,7 +672,7 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                     .filter(|_| version.reads_roles() && n > num.end)
                     .map(|(e, c)| (e, c, false))
             };
-            if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end).or_else(spelled) {
+            if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end, version).or_else(spelled) {
                 let amount = if cents { num.value.map(|v| Dec(v.0 / 100)) } else { num.value };
                 out.push(Money { start: i, end, digits: i, amount, currency: cur });
             }
@@ -681,7 +685,49 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
 }
 
 /// A currency symbol or word right after a number (`49€`, `49 €`, `49 dollars`, `49 USD`, `49TL`).
-fn suffix_currency(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
+fn suffix_currency(s: &str, end: usize, version: CheckerVersion) -> Option<(usize, Currency, bool)> {
+    if version.mends_2026_12_04() {
+        return suffix_currency_04(s, end);
+    }
+    suffix_currency_before_04(s, end)
+}
+
+/// 2026-12-04: as before, and a dollar sign or `dollars` after the number may name its dollar after it (`149 $ CA`,
+/// `149 $ CAD`, `49 dollars (CAD)`); `59 US$`, `a 59-dollar plan` and `59 dólares` are US dollars.
+fn suffix_currency_04(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
+    let n = skip_space(s, end);
+    let rest = &s[n..];
+    if rest.starts_with("US$") {
+        return Some((n + 3, Currency::Usd, false));
+    }
+    if n == end && (rest.starts_with("-dollar") && !is_alnum_at(s, n + 7)) {
+        return Some((n + 7, Currency::Usd, false));
+    }
+    for word in ["dólares", "Dólares", "dólar", "Dólar"] {
+        if rest.starts_with(word) && !is_alnum_at(s, n + word.len()) {
+            return Some((n + word.len(), Currency::Usd, false));
+        }
+    }
+    let (e, cur, cents) = suffix_currency_before_04(s, end)?;
+    let dollar = cur == Currency::Usd && !cents && (rest.starts_with('$') || rest.starts_with(['d', 'D']));
+    if dollar {
+        // "$ CA", "$ US" (the letters of a dollar prefix as a word of their own), or a code or nation after.
+        let j = skip_space(s, e);
+        let w = ascii_word_at(s, j);
+        if w.len() >= 2
+            && !is_alnum_at(s, j + w.len())
+            && let Some(pc) = dollar_prefix(w)
+        {
+            return Some((j + w.len(), pc, false));
+        }
+        if let Some((de, dc)) = dollar_suffix(s, e) {
+            return Some((de, dc, false));
+        }
+    }
+    Some((e, cur, cents))
+}
+
+fn suffix_currency_before_04(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
     let n = skip_space(s, end);
     let c = s[n..].chars().next()?;
     if let Some(cur) = symbol_currency(c) {
@@ -730,7 +776,20 @@ fn range_tail(s: &str, end: usize, first: Money, version: CheckerVersion, out: &
     let Some(num) = read_number(s, j, version) else {
         return end;
     };
-    // "$49 - 10% off", "$49 to 3 seats" are not ranges.
+    // "$49 - 10% off", "$49 to 3 seats" are not ranges; from 2026-12-04 neither are "$149 - 24/7 support",
+    // "$149 - 14-day trial", "$1,299 - 50+ users", "$49 to 1-2 users" or "$149 - 10, 20 or 50 seats".
+    if version.mends_2026_12_04() {
+        let digit_at = |k: usize| b.get(k).is_some_and(u8::is_ascii_digit);
+        let glued = match b.get(num.end) {
+            Some(b'+' | b'-' | b':') => true,
+            Some(b'/') => digit_at(num.end + 1),
+            Some(b',') => b.get(num.end + 1) == Some(&b' ') && digit_at(num.end + 2),
+            _ => false,
+        };
+        if glued {
+            return end;
+        }
+    }
     let after = skip_space(s, num.end);
     if b.get(num.end) == Some(&b'%')
         || b.get(after) == Some(&b'%')

@@ -287,9 +287,30 @@ fn is_cue(w: &str) -> bool {
     CUES.contains(&w) || w.ends_with("n't")
 }
 
-/// "not only", "no doubt", "without a doubt", "nothing but": cue words that do not negate.
-fn pseudo_negation(text: &Text<'_>, k: usize) -> bool {
+/// "not only", "no doubt", "without a doubt", "nothing but": cue words that do not negate. From 2026-12-04 also
+/// reassurances ("no worries", "no problem", "don't worry", "never mind", "not a problem", "no need to worry") and a
+/// `no` hyphenated into a modifier ("a no-quibble guarantee", "your no-show fee"; "no-one" still negates).
+fn pseudo_negation(text: &Text<'_>, k: usize, version: CheckerVersion) -> bool {
     let next = |n: usize| text.toks.get(k + n).map(|t| text.word(t)).unwrap_or("");
+    if version.mends_2026_12_04() {
+        let reassurance = match text.word_at(k) {
+            "no" => {
+                matches!(next(1), "worries" | "worry" | "problem" | "problems" | "rush" | "stress")
+                    || (next(1) == "need" && next(2) == "to" && next(3) == "worry")
+            }
+            "don't" | "dont" => next(1) == "worry",
+            "not" => (next(1) == "a" && next(2) == "problem") || (next(1) == "to" && next(2) == "worry"),
+            "never" => next(1) == "mind",
+            _ => false,
+        };
+        let hyphenated = text.word_at(k) == "no"
+            && k + 1 < text.toks.len()
+            && text.gap(k, k + 1) == "-"
+            && !matches!(next(1), "one");
+        if reassurance || hyphenated {
+            return true;
+        }
+    }
     match text.word_at(k) {
         "not" => matches!(next(1), "only" | "just" | "merely" | "simply") || (next(1) == "to" && next(2) == "mention"),
         "no" => matches!(next(1), "doubt" | "wonder" | "matter"),
@@ -299,8 +320,8 @@ fn pseudo_negation(text: &Text<'_>, k: usize) -> bool {
     }
 }
 
-pub(crate) fn negating_cue(text: &Text<'_>, k: usize) -> bool {
-    is_cue(text.word_at(k)) && !pseudo_negation(text, k)
+pub(crate) fn negating_cue(text: &Text<'_>, k: usize, version: CheckerVersion) -> bool {
+    is_cue(text.word_at(k)) && !pseudo_negation(text, k, version)
 }
 
 /// The longest parenthetical aside stepped over, in words ("as a rule", "I'm afraid", "as a matter of fact").
@@ -397,7 +418,7 @@ fn negative_auxiliary(w: &str) -> bool {
 /// auxiliary ("refunds aren't available"), or `not` alone ("refunds not available", "refunds: not available").
 /// A cue that negates what follows ("we promise no extra charges", "guaranteed: no setup fees", "we promise
 /// never to share it", "we guarantee not to overcharge") leaves the phrase affirmative.
-fn negated_after(text: &Text<'_>, last: usize) -> bool {
+fn negated_after(text: &Text<'_>, last: usize, version: CheckerVersion) -> bool {
     let clause = text.toks[last].clause;
     let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
     let spaced = |k: usize| text.gap(k - 1, k).chars().all(char::is_whitespace);
@@ -409,11 +430,11 @@ fn negated_after(text: &Text<'_>, last: usize) -> bool {
         return true;
     }
     if w == "not" && text.gap(last, k).chars().all(|c| c.is_whitespace() || c == ':') {
-        return !pseudo_negation(text, k) && word(k + 1) != Some("to");
+        return !pseudo_negation(text, k, version) && word(k + 1) != Some("to");
     }
     if AUX_AFTER.contains(&w) && spaced(k) && word(k + 1).is_some() && spaced(k + 1) {
         return match word(k + 1) {
-            Some("not" | "never") => !pseudo_negation(text, k + 1),
+            Some("not" | "never") => !pseudo_negation(text, k + 1, version),
             Some("no") => word(k + 2) == Some("longer"),
             _ => false,
         };
@@ -427,24 +448,25 @@ fn negated_after(text: &Text<'_>, last: usize) -> bool {
 /// (`scope_before`, `negated_after`).
 pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, version: CheckerVersion) -> bool {
     if version.reads_roles() {
-        return scope_before(text, first, 5, version, |k| negating_cue(text, k)) || negated_after(text, last);
+        return scope_before(text, first, 5, version, |k| negating_cue(text, k, version))
+            || negated_after(text, last, version);
     }
     let clause = text.toks[first].clause;
     for k in (first.saturating_sub(5)..first).rev() {
         if text.toks[k].clause != clause {
             break;
         }
-        if negating_cue(text, k) {
+        if negating_cue(text, k, version) {
             return true;
         }
     }
     if version >= CheckerVersion::V2026_11_01 {
         let same = |k: usize| text.toks.get(k).is_some_and(|t| t.clause == text.toks[last].clause);
         let k = last + 1;
-        if same(k) && negating_cue(text, k) {
+        if same(k) && negating_cue(text, k, version) {
             return true;
         }
-        if same(k) && same(k + 1) && AUX_AFTER.contains(&text.word_at(k)) && negating_cue(text, k + 1) {
+        if same(k) && same(k + 1) && AUX_AFTER.contains(&text.word_at(k)) && negating_cue(text, k + 1, version) {
             return true;
         }
     }
@@ -454,38 +476,178 @@ pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, version: Check
 const AUX_BEFORE: &[&str] = &["be", "been", "being", "get", "got", "gets", "getting", "have", "has", "had"];
 const MODALS: &[&str] = &["will", "would", "can", "could", "should", "may", "might", "must", "shall", "to"];
 const CONDITIONALS: &[&str] = &["if", "unless", "whether", "once"];
+/// 2026-12-04: more words that make what follows a condition, not a report ("in case you were charged").
+const CONDITIONALS_04: &[&str] = &["assuming", "provided", "providing", "suppose", "supposing"];
+/// 2026-12-04: words that place what follows at another time; a present tense after them ("when your order is
+/// shipped", "until it has shipped") is a future event, a past one ("after it was shipped") still a report.
+const TEMPORAL: &[&str] = &["when", "whenever", "after", "before", "until", "till"];
+/// 2026-12-04: adverbs stepped over between a modal and the participle ("you will automatically be refunded").
+const ADVERBS: &[&str] = &["still", "then", "soon", "already", "also", "just", "now", "always", "usually", "often"];
+/// 2026-12-04: the first words of a sentence that make it a question (so a tag after a statement does not).
+fn question_opener(w: &str) -> bool {
+    w.ends_with("n't")
+        || matches!(
+            w,
+            "did"
+                | "do"
+                | "does"
+                | "is"
+                | "are"
+                | "was"
+                | "were"
+                | "have"
+                | "has"
+                | "had"
+                | "can"
+                | "could"
+                | "will"
+                | "would"
+                | "should"
+                | "shall"
+                | "may"
+                | "might"
+                | "must"
+                | "who"
+                | "what"
+                | "when"
+                | "where"
+                | "why"
+                | "how"
+                | "which"
+                | "whose"
+                | "whom"
+                | "so"
+                | "if"
+        )
+}
 
 pub(crate) fn is_modal(w: &str) -> bool {
     MODALS.contains(&w)
+}
+
+/// 2026-12-04: whether the action verb at token `i` stands in a statement followed by a tag question in the same
+/// sentence ("I've cancelled your order — is there anything else I can help with?", "It's been refunded, OK?"): a
+/// clause after the verb's (after a comma, a dash, a semicolon or a word such as `and`), and a first word that opens
+/// no question.
+fn tag_question(text: &Text<'_>, i: usize) -> bool {
+    let tok = text.toks[i];
+    let Some(&first) = text.sentence_starts.get(tok.sentence as usize) else {
+        return false;
+    };
+    if question_opener(text.word_at(first as usize)) {
+        return false;
+    }
+    let next = text.toks[i + 1..].iter().take_while(|t| t.sentence == tok.sentence).find(|t| t.clause != tok.clause);
+    next.is_some_and(|t| matches!(text.clause_opens[t.clause as usize], b',' | b'-' | b';' | b'w'))
+}
+
+/// 2026-12-04: whether the verb group before the action verb at token `i` is in the present ("is shipped", "has
+/// shipped", "has been shipped", "it's processed", "gets refunded"), read back over at most three auxiliaries.
+fn present_group(text: &Text<'_>, i: usize) -> bool {
+    let clause = text.toks[i].clause;
+    for k in (i.saturating_sub(4)..i).rev() {
+        if text.toks[k].clause != clause {
+            return false;
+        }
+        match text.word_at(k) {
+            "is" | "are" | "am" | "has" | "have" | "gets" | "get" => return true,
+            "be" | "been" | "being" => continue,
+            w => return w.ends_with("'s") || w.ends_with("'re") || w.ends_with("'ve"),
+        }
+    }
+    false
+}
+
+/// 2026-12-04: a present passive with a bare plural for its subject states a rule, not an event: "Refunds are
+/// processed within 5–7 business days", "All orders are shipped within 24 hours" (no determiner such as `your` or
+/// `the` from the clause's start to the verb).
+fn generic_statement(text: &Text<'_>, i: usize) -> bool {
+    let clause = text.toks[i].clause;
+    let Some(aux) = i.checked_sub(1).filter(|&k| text.toks[k].clause == clause) else {
+        return false;
+    };
+    if !matches!(text.word_at(aux), "are" | "get") {
+        return false;
+    }
+    let Some(noun) = aux.checked_sub(1).filter(|&k| text.toks[k].clause == clause) else {
+        return false;
+    };
+    let plural = text.word_at(noun).len() > 3 && text.word_at(noun).ends_with('s');
+    let mut start = noun;
+    while start > 0 && text.toks[start - 1].clause == clause {
+        start -= 1;
+    }
+    let determiner = (start..noun).any(|k| {
+        matches!(
+            text.word_at(k),
+            "your"
+                | "the"
+                | "this"
+                | "these"
+                | "those"
+                | "that"
+                | "my"
+                | "our"
+                | "his"
+                | "her"
+                | "their"
+                | "its"
+                | "both"
+        )
+    });
+    plural && noun - start <= 2 && !determiner
 }
 
 /// Whether an action verb at token `i` is an affirmative claim that it happened: not negated ("I haven't refunded
 /// you yet"), not in a question, not conditional ("if you were refunded"), not future or hypothetical ("you will be
 /// refunded", "to be refunded").
 pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, version: CheckerVersion) -> bool {
+    let mended = version.mends_2026_12_04();
     if negated(text, i, i, version) {
         return false;
     }
     let tok = text.toks[i];
-    if text.is_question(tok.sentence) {
+    if text.is_question(tok.sentence) && !(mended && tag_question(text, i)) {
         return false;
     }
-    if scope_before(text, i, 5, version, |k| CONDITIONALS.contains(&text.word_at(k))) {
+    let next_word = |k: usize| text.toks.get(k + 1).map(|t| text.word(t)).unwrap_or("");
+    let conditional = |k: usize| {
+        let w = text.word_at(k);
+        if !mended {
+            return CONDITIONALS.contains(&w);
+        }
+        (CONDITIONALS.contains(&w) && !(w == "once" && matches!(next_word(k), "again" | "more")))
+            || CONDITIONALS_04.contains(&w)
+            || (w == "case" && k > 0 && text.word_at(k - 1) == "in")
+            || ((TEMPORAL.contains(&w) || (w == "as" && k > 1 && text.word_at(k - 1) == "soon"))
+                && present_group(text, i))
+    };
+    if scope_before(text, i, 5, version, conditional) {
         return false;
     }
     if version.reads_roles()
         && (role::quoted(text, i, i)
-            || role::causative_offer(text, i)
-            || role::adjective_use(text, i)
-            || role::negative_object(text, i))
+            || role::causative_offer(text, i, version)
+            || role::adjective_use(text, i, version)
+            || role::negative_object(text, i, version))
     {
         return false;
     }
+    if mended && (i > 0 && text.word_at(i - 1) == "being" || generic_statement(text, i)) {
+        return false;
+    }
     let mut k = i;
-    let mut skipped = 0;
-    while k > 0 && skipped < 3 && AUX_BEFORE.contains(&text.word_at(k - 1)) && text.toks[k - 1].clause == tok.clause {
+    let (mut skipped, mut adverbs) = (0, 0);
+    while k > 0 && skipped < 3 && text.toks[k - 1].clause == tok.clause {
+        let w = text.word_at(k - 1);
+        if AUX_BEFORE.contains(&w) {
+            skipped += 1;
+        } else if mended && adverbs < 2 && (ADVERBS.contains(&w) || w.len() > 4 && w.ends_with("ly")) {
+            adverbs += 1;
+        } else {
+            break;
+        }
         k -= 1;
-        skipped += 1;
     }
     if k > 0 && text.toks[k - 1].clause == tok.clause {
         let w = text.word_at(k - 1);

@@ -796,7 +796,7 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                 if let Some(mi) = s.money {
                     consumed[mi] = true;
                 }
-                if all && superseded(text, s.tok, last_in_clause.is_some_and(|l| s.tok < l)) {
+                if all && superseded(text, s.tok, last_in_clause.is_some_and(|l| s.tok < l), cx.version) {
                     continue;
                 }
                 let same = match (s.value, fact.value) {
@@ -816,8 +816,11 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
 
 /// 2026-12-01: a value the reply states as the fact's old or rejected value, not as the fact: "from 10 AM" with
 /// another value after it in the clause ("moved from 10 AM to 2 PM"), "instead of 10 AM", "rather than 10 AM",
-/// "not 10 AM", "no longer 10 AM". Up to two words may stand between (`from Tuesday 10 AM`).
-fn superseded(text: &Text<'_>, tok: usize, later: bool) -> bool {
+/// "not 10 AM", "no longer 10 AM". Up to two words may stand between (`from Tuesday 10 AM`); for `not` and
+/// `no longer` only from 2026-12-04 on (before, right before the value only), which also reads `isn't`, `aren't`,
+/// `wasn't` and `weren't` as `not` ("isn't at 3:30 PM, it's at 4:30 PM").
+fn superseded(text: &Text<'_>, tok: usize, later: bool, version: CheckerVersion) -> bool {
+    let near = |back: usize| back == 1 || version.mends_2026_12_04();
     let clause = text.toks[tok].clause;
     let word = |k: usize| Some(text.word_at(k)).filter(|_| text.toks[k].clause == clause);
     (1..=3).any(|back| {
@@ -829,8 +832,11 @@ fn superseded(text: &Text<'_>, tok: usize, later: bool) -> bool {
             Some("from") => later,
             Some("of") => prev == Some("instead"),
             Some("than") => prev == Some("rather"),
-            Some("not") => back == 1,
-            Some("longer") => back == 1 && prev == Some("no"),
+            Some("not") => near(back),
+            Some("longer") => near(back) && prev == Some("no"),
+            Some("isn't" | "isnt" | "aren't" | "arent" | "wasn't" | "wasnt" | "weren't" | "werent") => {
+                version.mends_2026_12_04()
+            }
             _ => false,
         }
     })

@@ -139,6 +139,12 @@ fn decimal_comma(b: &[u8], at: usize) -> bool {
     at > 0 && b[at - 1].is_ascii_digit() && (1..=2).contains(&digits)
 }
 
+/// 2026-12-04: whether a number (or `#`) follows at `at`, after one space at most.
+fn number_after(b: &[u8], at: usize) -> bool {
+    let at = if b.get(at) == Some(&b' ') { at + 1 } else { at };
+    b.get(at).is_some_and(|c| c.is_ascii_digit() || *c == b'#')
+}
+
 /// 2026-12-04: whether a sentence starts at `at` right after a period with no space: a capital letter and a small
 /// one ("$49.Team is"), so "U.S.A." and "v1.2" are not sentence ends.
 fn glued_sentence_start(b: &[u8], at: usize) -> bool {
@@ -279,7 +285,9 @@ impl<'a> Text<'a> {
                     (fold_start, t.folded.len() as u32)
                 };
                 let word = &t.folded[fold_start as usize..fold_end as usize];
-                if is_clause_word(word) && !t.toks.is_empty() {
+                // 2026-12-04: `yet` opens no clause of its own ("I haven't yet refunded it"); after a comma the
+                // comma has opened one already ("…, yet we shipped it").
+                if is_clause_word(word) && !t.toks.is_empty() && !(mended_04 && word == "yet") {
                     clause += 1;
                     t.clause_opens.push(b'w');
                 }
@@ -304,7 +312,11 @@ impl<'a> Text<'a> {
                         && t.toks.last().is_some_and(|last| {
                             last.end == at && {
                                 let w = t.word(last);
-                                is_abbreviation(w) || (w.chars().count() == 1 && w.chars().all(char::is_alphabetic))
+                                // 2026-12-04: "No." abbreviates only before a number ("No. 5"); "No. Your order…"
+                                // is an answer and its sentence ends.
+                                let answer = mended_04 && w == "no" && !number_after(bytes, at + 1);
+                                (is_abbreviation(w) && !answer)
+                                    || (w.chars().count() == 1 && w.chars().all(char::is_alphabetic))
                             }
                         });
                     // "3.30pm" and "$49.99" keep going: a period with a digit right after is not an end.
