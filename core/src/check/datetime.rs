@@ -188,6 +188,58 @@ pub(crate) fn times_in(text: &Text<'_>) -> Vec<Found<u16>> {
     scan(text.src, starts(text, |c| c.is_ascii_digit() || matches!(c | 0x20, b'n' | b'm')), time_at)
 }
 
+/// 2026-12-04: every clock time in a reply, each with the other reading of a twelve-hour time written without am/pm
+/// ("3:30" may be 15:30). Such a time takes the am/pm of a range's end after it ("3:30–4:00 PM", "11:30 to 1:00 PM"
+/// is 11:30 AM, the reading that starts before the end) or of a part of the day after it ("3:30 this afternoon",
+/// "9:15 in the morning"); otherwise either reading is what the reply states.
+pub(crate) fn times_in_04(text: &Text<'_>) -> Vec<(Found<u16>, Option<u16>)> {
+    let s = text.src;
+    let found = times_in(text);
+    let mut out = Vec::with_capacity(found.len());
+    for (n, f) in found.iter().enumerate() {
+        let written = &s[f.start..f.end];
+        let bare = written.bytes().all(|c| c.is_ascii_digit() || c == b':')
+            && written.contains(':')
+            && !written.starts_with('0')
+            && (60..13 * 60).contains(&f.value);
+        if !bare {
+            out.push((*f, None));
+            continue;
+        }
+        let (am, pm) = (f.value % (12 * 60), f.value % (12 * 60) + 12 * 60);
+        let rest = &s[f.end..];
+        let gap_to_next = found.get(n + 1).map(|g| s[f.end..g.start].trim());
+        let range_end = found
+            .get(n + 1)
+            .filter(|_| gap_to_next.is_some_and(|g| matches!(g, "-" | "\u{2013}" | "to" | "until" | "till")))
+            .filter(|g| s[g.start..g.end].bytes().any(|c| c.is_ascii_alphabetic()) && g.value >= 60);
+        let lower = rest.trim_start().to_ascii_lowercase();
+        let part = |w: &[&str]| w.iter().any(|p| lower.starts_with(p));
+        let value = if let Some(end) = range_end {
+            let ends_pm = end.value >= 12 * 60;
+            let same = if ends_pm { pm } else { am };
+            Some(if same <= end.value {
+                same
+            } else if ends_pm {
+                am
+            } else {
+                pm
+            })
+        } else if part(&["this afternoon", "in the afternoon", "this evening", "in the evening", "tonight"]) {
+            Some(pm)
+        } else if part(&["this morning", "in the morning"]) {
+            Some(am)
+        } else {
+            None
+        };
+        match value {
+            Some(v) => out.push((Found { value: v, ..*f }, None)),
+            None => out.push((Found { value: am, ..*f }, Some(pm))),
+        }
+    }
+    out
+}
+
 /// Every clock time in `s`, trying every position (for short texts such as record values).
 pub(crate) fn find_times(s: &str) -> Vec<Found<u16>> {
     scan(s, s.char_indices().map(|(i, _)| i), time_at)

@@ -119,6 +119,32 @@ fn code_currency(word: &str) -> Option<Currency> {
     })
 }
 
+/// 2026-12-04: more currency codes, in capitals (codes that are common words in capitals, `PHP`, `MAD`, `PEN`, are
+/// left out: "PHP 8.2" is a version).
+fn more_code(word: &str) -> Option<Currency> {
+    const CODES: &[&str] = &[
+        "ARS", "BDT", "BGN", "CLP", "COP", "CZK", "EGP", "HUF", "IDR", "ILS", "ISK", "KES", "KWD", "LKR", "MYR", "NGN",
+        "PKR", "QAR", "RON", "RUB", "SAR", "THB", "TWD", "UAH", "VND",
+    ];
+    (word.len() == 3 && word.bytes().all(|c| c.is_ascii_uppercase()))
+        .then(|| CODES.iter().find(|&&c| c == word).map(|&c| Currency::Other(c)))
+        .flatten()
+}
+
+/// 2026-12-04: currency signs and abbreviations written after the number (`149 zł`, `149 Kč`, `590 руб`, `59元`).
+const SIGNS_AFTER: &[(&str, &str)] = &[
+    ("zł", "PLN"),
+    ("Kč", "CZK"),
+    ("kč", "CZK"),
+    ("Ft", "HUF"),
+    ("lei", "RON"),
+    ("руб", "RUB"),
+    ("рублей", "RUB"),
+    ("рубля", "RUB"),
+    ("грн", "UAH"),
+    ("元", "CNY"),
+];
+
 /// Words after a number: `49 dollars`, `5 euros`, `99 cents`. Returns the currency and whether it is cents.
 fn word_currency(word: &str) -> Option<(Currency, bool)> {
     if word.len() > 7 {
@@ -604,12 +630,21 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
         } else if c.is_ascii_alphabetic() && !alnum_before(s, i) {
             let w = ascii_word_at(s, i);
             // Every code is two or three letters: longer words need no lookup.
+            let mended = version.mends_2026_12_04();
             if w.len() <= 3
-                && let Some(cur) = code_currency(w)
+                && let Some(cur) = code_currency(w).or_else(|| more_code(w).filter(|_| mended))
             {
                 let n = skip_space(s, i + w.len());
                 if n < b.len() && number_starts(s, n) {
                     prefix = Some((i, n, cur));
+                }
+            }
+            // 2026-12-04: "Rs 4,999", "Rs. 4,999" (rupees).
+            if mended && prefix.is_none() && w == "Rs" {
+                let dot = usize::from(b.get(i + 2) == Some(&b'.'));
+                let n = skip_space(s, i + 2 + dot);
+                if n > i + 2 && n < b.len() && number_starts(s, n) {
+                    prefix = Some((i, n, Currency::Other("INR")));
                 }
             }
             // 2026-12-01: an amount in words before a currency word ("forty-nine dollars").
@@ -641,10 +676,15 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
         if let Some((start, n, cur)) = prefix {
             if let Some(num) = read_number(s, n, version) {
                 let mut money = Money { start, end: num.end, digits: n, amount: num.value, currency: cur };
+                // 2026-12-04: a currency noun after a `$` amount names it too ("$149 pesos").
+                let noun = || {
+                    let n = skip_space(s, num.end);
+                    spelled_currency(s, n, false).filter(|_| n > num.end && version.mends_2026_12_04())
+                };
                 if c == '$'
                     && start == i
                     && version.reads_roles()
-                    && let Some((end, cur)) = dollar_suffix(s, num.end)
+                    && let Some((end, cur)) = dollar_suffix(s, num.end).or_else(noun)
                 {
                     money.end = end;
                     money.currency = cur;
@@ -708,7 +748,14 @@ fn suffix_currency_04(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
             return Some((n + word.len(), Currency::Usd, false));
         }
     }
-    let (e, cur, cents) = suffix_currency_before_04(s, end)?;
+    let Some((e, cur, cents)) = suffix_currency_before_04(s, end) else {
+        let w = ascii_word_at(s, n);
+        if let Some(cur) = more_code(w).filter(|_| !is_alnum_at(s, n + w.len())) {
+            return Some((n + w.len(), cur, false));
+        }
+        let (sign, code) = SIGNS_AFTER.iter().find(|(sign, _)| rest.starts_with(sign))?;
+        return (!is_alnum_at(s, n + sign.len())).then_some((n + sign.len(), Currency::Other(code), false));
+    };
     let dollar = cur == Currency::Usd && !cents && (rest.starts_with('$') || rest.starts_with(['d', 'D']));
     if dollar {
         // "$ CA", "$ US" (the letters of a dollar prefix as a word of their own), or a code or nation after.

@@ -277,6 +277,23 @@ const CUES: &[&str] = &[
     "wouldnt", "shouldnt",
 ];
 
+/// 2026-12-04: the prepositions that open a modifier between a phrase and the cue after it.
+const PREPOSITIONS: &[&str] = &["for", "on", "in", "to", "with", "from", "of", "at", "within", "outside"];
+
+/// 2026-12-04: hedges that leave what follows them in their clause unclaimed, however far ("I don't think we'll be
+/// able to guarantee that", "I'm not sure your order has been shipped", "there's no record that it was cancelled").
+fn hedge(text: &Text<'_>, k: usize) -> bool {
+    let next = |n: usize| text.toks.get(k + n).map(|t| text.word(t)).unwrap_or("");
+    match text.word_at(k) {
+        "not" => next(1) == "sure" || (next(1) == "able" && next(2) == "to" && matches!(next(3), "confirm" | "see")),
+        "don't" | "dont" | "didn't" | "doesn't" => matches!(next(1), "think" | "believe" | "see"),
+        "no" => matches!(next(1), "record" | "sign" | "evidence" | "indication"),
+        "can't" | "cant" | "cannot" | "couldn't" => matches!(next(1), "see" | "confirm" | "find" | "verify"),
+        "unable" => next(1) == "to" && matches!(next(2), "confirm" | "see" | "find" | "verify"),
+        _ => false,
+    }
+}
+
 /// Auxiliaries between a phrase and a cue after it: "refunds are not available".
 const AUX_AFTER: &[&str] = &[
     "is", "are", "was", "were", "will", "would", "can", "could", "does", "do", "did", "has", "have", "be", "been",
@@ -422,7 +439,17 @@ fn negated_after(text: &Text<'_>, last: usize, version: CheckerVersion) -> bool 
     let clause = text.toks[last].clause;
     let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
     let spaced = |k: usize| text.gap(k - 1, k).chars().all(char::is_whitespace);
-    let k = last + 1;
+    let mut k = last + 1;
+    if version.mends_2026_12_04() {
+        // 2026-12-04: a modifier of the phrase may stand between it and the cue: a preposition and up to three words
+        // ("full refunds for annual plans are not available", "next-day delivery in your area isn't offered").
+        if word(k).is_some_and(|w| PREPOSITIONS.contains(&w)) {
+            let aux_or_negative = |j: usize| word(j).is_some_and(|w| AUX_AFTER.contains(&w) || negative_auxiliary(w));
+            if let Some(j) = (k + 2..=k + 4).find(|&j| aux_or_negative(j)) {
+                k = j;
+            }
+        }
+    }
     let Some(w) = word(k) else {
         return false;
     };
@@ -431,6 +458,14 @@ fn negated_after(text: &Text<'_>, last: usize, version: CheckerVersion) -> bool 
     }
     if w == "not" && text.gap(last, k).chars().all(|c| c.is_whitespace() || c == ':') {
         return !pseudo_negation(text, k, version) && word(k + 1) != Some("to");
+    }
+    // 2026-12-04: an adverb between the auxiliary and `not` ("is unfortunately not available", "are currently not").
+    let adverb = version.mends_2026_12_04()
+        && AUX_AFTER.contains(&w)
+        && word(k + 1).is_some_and(|a| a.len() > 4 && a.ends_with("ly") || a == "still")
+        && matches!(word(k + 2), Some("not" | "never"));
+    if adverb {
+        return !pseudo_negation(text, k + 2, version) && word(k + 3) != Some("to");
     }
     if AUX_AFTER.contains(&w) && spaced(k) && word(k + 1).is_some() && spaced(k + 1) {
         return match word(k + 1) {
@@ -449,7 +484,8 @@ fn negated_after(text: &Text<'_>, last: usize, version: CheckerVersion) -> bool 
 pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, version: CheckerVersion) -> bool {
     if version.reads_roles() {
         return scope_before(text, first, 5, version, |k| negating_cue(text, k, version))
-            || negated_after(text, last, version);
+            || negated_after(text, last, version)
+            || version.mends_2026_12_04() && scope_before(text, first, 12, version, |k| hedge(text, k));
     }
     let clause = text.toks[first].clause;
     for k in (first.saturating_sub(5)..first).rev() {

@@ -716,6 +716,8 @@ struct Stated {
     tok: usize,
     /// `None`: a value that can never equal the record (an amount in another currency, or too large to read).
     value: Option<FactValue>,
+    /// 2026-12-04: the other reading of a twelve-hour time written without am/pm ("3:30" may be 15:30).
+    alt: Option<FactValue>,
     money: Option<usize>,
 }
 
@@ -733,16 +735,19 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
     for fact in facts {
         let list = match fact.value {
             FactValue::Time(_) => times.get_or_insert_with(|| {
-                super::datetime::times_in(text)
-                    .iter()
-                    .map(|f| Stated {
-                        start: f.start,
-                        end: f.end,
-                        tok: tok_of(f.start),
-                        value: Some(FactValue::Time(f.value)),
-                        money: None,
-                    })
-                    .collect()
+                let stated = |f: &super::datetime::Found<u16>, alt: Option<u16>| Stated {
+                    start: f.start,
+                    end: f.end,
+                    tok: tok_of(f.start),
+                    value: Some(FactValue::Time(f.value)),
+                    alt: alt.map(FactValue::Time),
+                    money: None,
+                };
+                if cx.version.mends_2026_12_04() {
+                    super::datetime::times_in_04(text).iter().map(|(f, alt)| stated(f, *alt)).collect()
+                } else {
+                    super::datetime::times_in(text).iter().map(|f| stated(f, None)).collect()
+                }
             }),
             FactValue::Date(..) => dates.get_or_insert_with(|| {
                 super::datetime::dates_in(text, cx.version)
@@ -754,6 +759,7 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                             end: f.end,
                             tok: tok_of(f.start),
                             value: Some(FactValue::Date(y, m, d)),
+                            alt: None,
                             money: None,
                         }
                     })
@@ -769,6 +775,7 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                         tok: tok_of(m.digits),
                         // Money facts are in USD: €20 for a $20 refund is a mismatch, never a match.
                         value: m.amount.filter(|_| m.currency == Currency::Usd).map(FactValue::Money),
+                        alt: None,
                         money: Some(i),
                     })
                     .collect()
@@ -799,11 +806,26 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                 if all && superseded(text, s.tok, last_in_clause.is_some_and(|l| s.tok < l), cx.version) {
                     continue;
                 }
+                // 2026-12-04: the end of a span ("from 3:30 PM to 4:30 PM", "3:30–4:30 PM") is not the fact's
+                // value unless the clause changes it ("moved from 10 AM to 2 PM").
+                let span_end = || {
+                    list.iter().any(|p| {
+                        p.end <= s.start
+                            && text.toks[p.tok].clause == text.toks[s.tok].clause
+                            && matches!(
+                                text.src[p.end..s.start].trim(),
+                                "-" | "\u{2013}" | "to" | "until" | "till" | "through"
+                            )
+                    })
+                };
+                if cx.version.mends_2026_12_04() && s.money.is_none() && span_end() && !change_before(text, s.tok) {
+                    continue;
+                }
                 let same = match (s.value, fact.value) {
                     (Some(FactValue::Date(ys, ms, ds)), FactValue::Date(yf, mf, df)) => {
                         ms == mf && ds == df && (ys.is_none() || yf.is_none() || ys == yf)
                     }
-                    (a, b) => a == Some(b),
+                    (a, b) => a == Some(b) || s.alt == Some(b),
                 };
                 if !same {
                     let why = format!("{} is {}, not {}.", fact.near, fact.display, cx.written(s.start, s.end));
@@ -814,6 +836,45 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
     }
 }
 
+/// 2026-12-04: words that change a value, so that "from … to …" after them names the old value and the new one.
+const CHANGES: &[&str] = &[
+    "moved",
+    "move",
+    "moving",
+    "changed",
+    "change",
+    "changing",
+    "rescheduled",
+    "reschedule",
+    "switched",
+    "switch",
+    "updated",
+    "update",
+    "pushed",
+    "push",
+    "shifted",
+    "shift",
+    "brought",
+    "postponed",
+    "postpone",
+    "delayed",
+    "delay",
+    "bumped",
+    "went",
+    "gone",
+    "goes",
+    "advanced",
+];
+
+/// 2026-12-04: whether a word that changes a value stands before token `tok` in its clause.
+fn change_before(text: &Text<'_>, tok: usize) -> bool {
+    let clause = text.toks[tok].clause;
+    (tok.saturating_sub(10)..tok)
+        .rev()
+        .take_while(|&k| text.toks[k].clause == clause)
+        .any(|k| CHANGES.contains(&text.word_at(k)))
+}
+
 /// 2026-12-01: a value the reply states as the fact's old or rejected value, not as the fact: "from 10 AM" with
 /// another value after it in the clause ("moved from 10 AM to 2 PM"), "instead of 10 AM", "rather than 10 AM",
 /// "not 10 AM", "no longer 10 AM". Up to two words may stand between (`from Tuesday 10 AM`); for `not` and
@@ -821,6 +882,8 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
 /// `wasn't` and `weren't` as `not` ("isn't at 3:30 PM, it's at 4:30 PM").
 fn superseded(text: &Text<'_>, tok: usize, later: bool, version: CheckerVersion) -> bool {
     let near = |back: usize| back == 1 || version.mends_2026_12_04();
+    // 2026-12-04: "from" names an old value only in a clause that changes it; "is from 3:30 PM to 4:30 PM" is a span.
+    let changed = |k: usize| !version.mends_2026_12_04() || change_before(text, k);
     let clause = text.toks[tok].clause;
     let word = |k: usize| Some(text.word_at(k)).filter(|_| text.toks[k].clause == clause);
     (1..=3).any(|back| {
@@ -829,7 +892,7 @@ fn superseded(text: &Text<'_>, tok: usize, later: bool, version: CheckerVersion)
         };
         let prev = k.checked_sub(1).and_then(word);
         match word(k) {
-            Some("from") => later,
+            Some("from") => later && changed(k),
             Some("of") => prev == Some("instead"),
             Some("than") => prev == Some("rather"),
             Some("not") => near(back),

@@ -316,6 +316,7 @@ impl<'a> Text<'a> {
                                 // is an answer and its sentence ends.
                                 let answer = mended_04 && w == "no" && !number_after(bytes, at + 1);
                                 (is_abbreviation(w) && !answer)
+                                    || (mended_04 && w == "rs")
                                     || (w.chars().count() == 1 && w.chars().all(char::is_alphabetic))
                             }
                         });
