@@ -283,6 +283,11 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
         {
             continue;
         }
+        // 2026-12-04: a question about the past asks what a price was, as it does for phrases, discounts and actions
+        // ("Was Pro ever $99?", "Did we charge you $99 for Pro?").
+        if cx.version.mends_2026_12_04() && role::past_question(text, text.toks[tok].sentence) {
+            continue;
+        }
         let stated = cx.written(m.start, m.end);
         let tied = match respectively.as_ref().and_then(|r| r[mi]) {
             Some(i) => Some(i),
