@@ -213,7 +213,8 @@ pub(crate) fn times_in_04(text: &Text<'_>) -> Vec<(Found<u16>, Option<u16>)> {
             .get(n + 1)
             .filter(|_| gap_to_next.is_some_and(|g| matches!(g, "-" | "\u{2013}" | "to" | "until" | "till")))
             .filter(|g| s[g.start..g.end].bytes().any(|c| c.is_ascii_alphabetic()) && g.value >= 60);
-        let lower = rest.trim_start().to_ascii_lowercase();
+        // A bounded look ahead: the longest part of the day is 16 bytes.
+        let lower: String = rest.trim_start().chars().take(16).collect::<String>().to_ascii_lowercase();
         let part = |w: &[&str]| w.iter().any(|p| lower.starts_with(p));
         let value = if let Some(end) = range_end {
             let ends_pm = end.value >= 12 * 60;

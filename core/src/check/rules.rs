@@ -724,6 +724,28 @@ struct Stated {
     /// 2026-12-04: the other reading of a twelve-hour time written without am/pm ("3:30" may be 15:30).
     alt: Option<FactValue>,
     money: Option<usize>,
+    /// 2026-12-04: the end of a span ("from 3:30 PM to 4:30 PM", "3:30–4:30 PM") in a clause that does not change
+    /// the value: not the fact's value. Marked once per list, from the value before it (`mark_span_ends`).
+    span_end: bool,
+}
+
+/// 2026-12-04: marks each value right after *-, –, to, until, till, through* and the value before it in its clause,
+/// in a clause with no word that changes a value; one pass over the (position-ordered) list.
+fn mark_span_ends(text: &Text<'_>, mut list: Vec<Stated>, on: bool) -> Vec<Stated> {
+    if !on {
+        return list;
+    }
+    for i in 1..list.len() {
+        let (p, s) = (&list[i - 1], &list[i]);
+        let connector =
+            matches!(text.src[p.end..s.start].trim(), "-" | "\u{2013}" | "to" | "until" | "till" | "through");
+        let span_end = p.end <= s.start
+            && text.toks[p.tok].clause == text.toks[s.tok].clause
+            && connector
+            && !change_before(text, s.tok);
+        list[i].span_end = span_end;
+    }
+    list
 }
 
 /// `fact:mismatch`: for each place the fact's words appear, the nearest value of its kind in the same sentence.
@@ -747,15 +769,17 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                     value: Some(FactValue::Time(f.value)),
                     alt: alt.map(FactValue::Time),
                     money: None,
+                    span_end: false,
                 };
                 if cx.version.mends_2026_12_04() {
-                    super::datetime::times_in_04(text).iter().map(|(f, alt)| stated(f, *alt)).collect()
+                    let list = super::datetime::times_in_04(text).iter().map(|(f, alt)| stated(f, *alt)).collect();
+                    mark_span_ends(text, list, true)
                 } else {
                     super::datetime::times_in(text).iter().map(|f| stated(f, None)).collect()
                 }
             }),
             FactValue::Date(..) => dates.get_or_insert_with(|| {
-                super::datetime::dates_in(text, cx.version)
+                let list = super::datetime::dates_in(text, cx.version)
                     .iter()
                     .map(|f| {
                         let (y, m, d) = f.value;
@@ -766,9 +790,11 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                             value: Some(FactValue::Date(y, m, d)),
                             alt: None,
                             money: None,
+                            span_end: false,
                         }
                     })
-                    .collect()
+                    .collect();
+                mark_span_ends(text, list, cx.version.mends_2026_12_04())
             }),
             FactValue::Money(_) => amounts.get_or_insert_with(|| {
                 money
@@ -782,6 +808,7 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                         value: m.amount.filter(|_| m.currency == Currency::Usd).map(FactValue::Money),
                         alt: None,
                         money: Some(i),
+                        span_end: false,
                     })
                     .collect()
             }),
@@ -811,19 +838,8 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                 if all && superseded(text, s.tok, last_in_clause.is_some_and(|l| s.tok < l), cx.version) {
                     continue;
                 }
-                // 2026-12-04: the end of a span ("from 3:30 PM to 4:30 PM", "3:30–4:30 PM") is not the fact's
-                // value unless the clause changes it ("moved from 10 AM to 2 PM").
-                let span_end = || {
-                    list.iter().any(|p| {
-                        p.end <= s.start
-                            && text.toks[p.tok].clause == text.toks[s.tok].clause
-                            && matches!(
-                                text.src[p.end..s.start].trim(),
-                                "-" | "\u{2013}" | "to" | "until" | "till" | "through"
-                            )
-                    })
-                };
-                if cx.version.mends_2026_12_04() && s.money.is_none() && span_end() && !change_before(text, s.tok) {
+                // 2026-12-04: the end of a span is not the fact's value unless the clause changes it.
+                if s.span_end {
                     continue;
                 }
                 let same = match (s.value, fact.value) {
