@@ -11,7 +11,11 @@
 //!    partial index of open actions; the subject row and its index; the signed receipt under `UNIQUE (action)`),
 //!    signing in the caller's thread;
 //! 6. the receipt row alone, signed during the fsync, with every other row (signature, subject, the open set)
-//!    written by a background thread into a second database file, in batches, without fsync.
+//!    written by a background thread into a second database file, in batches, without fsync;
+//! 7. the receipt row and the action's state change, signed during the fsync, the signature and subject rows of the
+//!    last 32 receipts written by every 32nd transaction in the same file;
+//! 8. the receipt row alone, signed during the fsync, every other row (signature, subject, the action's state) of
+//!    the last 32 receipts written by every 32nd transaction in the same file.
 //!
 //! `cargo bench -p curbi-recorder --bench shapes` (`make bench-recorder-shapes`); `CURBI_BENCH_DIR=/dev/shm` for
 //! the CPU alone, `CURBI_BENCH_N` calls per line (default 4000).
@@ -147,13 +151,36 @@ impl Drop for Deriver {
     }
 }
 
-const NAMES: [&str; 6] = [
+/// Writes the rows derived from receipts `from..to` (their signatures and subjects, and the actions' state when
+/// `actions`) inside the caller's open transaction: the catch-up a derived-rows recorder would make.
+fn derive(c: &Connection, signed: &mut Vec<(i64, String)>, actions: bool) {
+    for (seq, sig) in signed.drain(..) {
+        c.prepare_cached("INSERT INTO signatures VALUES (?1, ?2)")
+            .expect("prepares")
+            .execute(params![seq, sig])
+            .expect("inserts");
+        c.prepare_cached("INSERT INTO subjects VALUES (?1, 'charge:ch_1', NULL)")
+            .expect("prepares")
+            .execute([seq])
+            .expect("inserts");
+        if actions {
+            c.prepare_cached("UPDATE actions SET state = 'done' WHERE id = ?1")
+                .expect("prepares")
+                .execute([seq])
+                .expect("updates");
+        }
+    }
+}
+
+const NAMES: [&str; 8] = [
     "floor: one row per transaction",
     "the receipt row under UNIQUE (action)",
     "  + signed in the caller's thread",
     "  + signed on the other core during the fsync",
     "today's schema's writes, signed in the caller's thread",
     "the receipt row alone, signed during the fsync, the rest derived beside it",
+    "receipt row + action state, signed during the fsync, the rest every 32nd",
+    "the receipt row alone, signed during the fsync, the rest every 32nd",
 ];
 
 fn main() {
@@ -181,6 +208,20 @@ fn main() {
     fill(&today, "INSERT INTO actions VALUES (?1, 'open', ?2)", n);
     let alone = db(&at("alone.db"), RECEIPTS);
     let deriver = Deriver::start(&at("derived.db"), n);
+    let same = |name: &str| {
+        let c = db(
+            &at(name),
+            &format!(
+                "CREATE TABLE actions (id INTEGER PRIMARY KEY, state TEXT NOT NULL, body TEXT NOT NULL); \
+                 CREATE INDEX actions_open ON actions (id) WHERE state = 'open'; {RECEIPTS} {SUBJECTS} \
+                 CREATE TABLE signatures (seq INTEGER PRIMARY KEY, signed TEXT NOT NULL);"
+            ),
+        );
+        fill(&c, "INSERT INTO actions VALUES (?1, 'open', ?2)", n);
+        c
+    };
+    let (state, batched) = (same("state.db"), same("batched.db"));
+    let (mut state_due, mut batched_due) = (Vec::new(), Vec::new());
     let signer = Signer::start();
     let key = key();
     let body = "x".repeat(RECEIPT_BYTES);
@@ -221,6 +262,28 @@ fn main() {
                         if line == 5 {
                             deriver.to.as_ref().expect("open").send((i as i64, signed)).expect("sends");
                         }
+                    }
+                    6 | 7 => {
+                        let (c, due) = if line == 6 { (&state, &mut state_due) } else { (&batched, &mut batched_due) };
+                        signer.to.send(()).expect("sends");
+                        c.execute_batch("BEGIN IMMEDIATE").expect("begins");
+                        let _: String = c
+                            .prepare_cached("SELECT body FROM actions WHERE id = ?1")
+                            .expect("prepares")
+                            .query_row([i as i64], |r| r.get(0))
+                            .expect("reads");
+                        if line == 6 {
+                            c.prepare_cached("UPDATE actions SET state = 'done' WHERE id = ?1")
+                                .expect("prepares")
+                                .execute([i as i64])
+                                .expect("updates");
+                        }
+                        insert_receipt(c, i, &body);
+                        if due.len() >= 32 {
+                            derive(c, due, line == 7);
+                        }
+                        c.execute_batch("COMMIT").expect("commits");
+                        due.push((i as i64, signer.back.recv().expect("signed")));
                     }
                     _ => {
                         let signed = sign(&key);
