@@ -72,6 +72,20 @@ fn insert_receipt(c: &Connection, i: usize, body: &str) {
         .expect("inserts");
 }
 
+fn read_action(c: &Connection, i: usize) {
+    let _: String = c
+        .prepare_cached("SELECT body FROM actions WHERE id = ?1")
+        .expect("prepares")
+        .query_row([i as i64], |r| r.get(0))
+        .expect("reads");
+}
+
+const SETTLE: &str = "UPDATE actions SET state = 'done' WHERE id = ?1";
+
+fn settle_action(c: &Connection, i: usize) {
+    c.prepare_cached(SETTLE).expect("prepares").execute([i as i64]).expect("updates");
+}
+
 /// A thread that signs each payload it is sent and sends the envelope back: the other core.
 struct Signer {
     to: Sender<()>,
@@ -121,20 +135,7 @@ impl Deriver {
                     continue;
                 }
                 c.execute_batch("BEGIN").expect("begins");
-                for (seq, signed) in pending.drain(..) {
-                    c.prepare_cached("INSERT INTO signatures VALUES (?1, ?2)")
-                        .expect("prepares")
-                        .execute(params![seq, signed])
-                        .expect("inserts");
-                    c.prepare_cached("INSERT INTO subjects VALUES (?1, 'charge:ch_1', NULL)")
-                        .expect("prepares")
-                        .execute([seq])
-                        .expect("inserts");
-                    c.prepare_cached("DELETE FROM open WHERE id = ?1")
-                        .expect("prepares")
-                        .execute([seq])
-                        .expect("deletes");
-                }
+                derive(&c, &mut pending, Some("DELETE FROM open WHERE id = ?1"));
                 c.execute_batch("COMMIT").expect("commits");
             }
         });
@@ -151,9 +152,9 @@ impl Drop for Deriver {
     }
 }
 
-/// Writes the rows derived from receipts `from..to` (their signatures and subjects, and the actions' state when
-/// `actions`) inside the caller's open transaction: the catch-up a derived-rows recorder would make.
-fn derive(c: &Connection, signed: &mut Vec<(i64, String)>, actions: bool) {
+/// Writes the rows derived from the receipts in `signed` (their signatures and subjects, and the action's change
+/// `state`, when given, on each) inside the caller's open transaction: the catch-up a derived-rows recorder makes.
+fn derive(c: &Connection, signed: &mut Vec<(i64, String)>, state: Option<&str>) {
     for (seq, sig) in signed.drain(..) {
         c.prepare_cached("INSERT INTO signatures VALUES (?1, ?2)")
             .expect("prepares")
@@ -163,11 +164,8 @@ fn derive(c: &Connection, signed: &mut Vec<(i64, String)>, actions: bool) {
             .expect("prepares")
             .execute([seq])
             .expect("inserts");
-        if actions {
-            c.prepare_cached("UPDATE actions SET state = 'done' WHERE id = ?1")
-                .expect("prepares")
-                .execute([seq])
-                .expect("updates");
+        if let Some(sql) = state {
+            c.prepare_cached(sql).expect("prepares").execute([seq]).expect("changes the action");
         }
     }
 }
@@ -267,20 +265,13 @@ fn main() {
                         let (c, due) = if line == 6 { (&state, &mut state_due) } else { (&batched, &mut batched_due) };
                         signer.to.send(()).expect("sends");
                         c.execute_batch("BEGIN IMMEDIATE").expect("begins");
-                        let _: String = c
-                            .prepare_cached("SELECT body FROM actions WHERE id = ?1")
-                            .expect("prepares")
-                            .query_row([i as i64], |r| r.get(0))
-                            .expect("reads");
+                        read_action(c, i);
                         if line == 6 {
-                            c.prepare_cached("UPDATE actions SET state = 'done' WHERE id = ?1")
-                                .expect("prepares")
-                                .execute([i as i64])
-                                .expect("updates");
+                            settle_action(c, i);
                         }
                         insert_receipt(c, i, &body);
                         if due.len() >= 32 {
-                            derive(c, due, line == 7);
+                            derive(c, due, (line == 7).then_some(SETTLE));
                         }
                         c.execute_batch("COMMIT").expect("commits");
                         due.push((i as i64, signer.back.recv().expect("signed")));
@@ -288,16 +279,8 @@ fn main() {
                     _ => {
                         let signed = sign(&key);
                         today.execute_batch("BEGIN IMMEDIATE").expect("begins");
-                        let _: String = today
-                            .prepare_cached("SELECT body FROM actions WHERE id = ?1")
-                            .expect("prepares")
-                            .query_row([i as i64], |r| r.get(0))
-                            .expect("reads");
-                        today
-                            .prepare_cached("UPDATE actions SET state = 'done' WHERE id = ?1")
-                            .expect("prepares")
-                            .execute([i as i64])
-                            .expect("updates");
+                        read_action(&today, i);
+                        settle_action(&today, i);
                         today
                             .prepare_cached("INSERT INTO subjects VALUES (?1, 'charge:ch_1', NULL)")
                             .expect("prepares")
