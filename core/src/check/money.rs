@@ -452,11 +452,7 @@ fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
     let int_len = j - i;
     // Thousands groups: exactly three digits after each comma, and the first group at most three digits.
     if (1..=3).contains(&int_len) {
-        while j + 3 < b.len()
-            && b[j] == b','
-            && b[j + 1..j + 4].iter().all(u8::is_ascii_digit)
-            && !b.get(j + 4).is_some_and(u8::is_ascii_digit)
-        {
+        while super::text::thousands_separator(b, j) {
             for &d in &b[j + 1..j + 4] {
                 push(&mut units, d);
             }

@@ -124,8 +124,9 @@ pub(crate) fn fold_char_into(c: char, out: &mut String) {
 }
 
 /// Whether the comma at `at` groups digits: a digit right before it and exactly three digits after it ("1,299").
-fn thousands_separator(b: &[u8], at: usize) -> bool {
-    at > 0
+pub(crate) fn thousands_separator(b: &[u8], at: usize) -> bool {
+    b.get(at) == Some(&b',')
+        && at > 0
         && b[at - 1].is_ascii_digit()
         && b.len() >= at + 4
         && b[at + 1..at + 4].iter().all(u8::is_ascii_digit)
