@@ -80,6 +80,13 @@ fn read_action(c: &Connection, i: usize) {
         .expect("reads");
 }
 
+fn insert_subject(c: &Connection, seq: i64) {
+    c.prepare_cached("INSERT INTO subjects VALUES (?1, 'charge:ch_1', NULL)")
+        .expect("prepares")
+        .execute([seq])
+        .expect("inserts");
+}
+
 const SETTLE: &str = "UPDATE actions SET state = 'done' WHERE id = ?1";
 
 fn settle_action(c: &Connection, i: usize) {
@@ -160,10 +167,7 @@ fn derive(c: &Connection, signed: &mut Vec<(i64, String)>, state: Option<&str>) 
             .expect("prepares")
             .execute(params![seq, sig])
             .expect("inserts");
-        c.prepare_cached("INSERT INTO subjects VALUES (?1, 'charge:ch_1', NULL)")
-            .expect("prepares")
-            .execute([seq])
-            .expect("inserts");
+        insert_subject(c, seq);
         if let Some(sql) = state {
             c.prepare_cached(sql).expect("prepares").execute([seq]).expect("changes the action");
         }
@@ -281,11 +285,7 @@ fn main() {
                         today.execute_batch("BEGIN IMMEDIATE").expect("begins");
                         read_action(&today, i);
                         settle_action(&today, i);
-                        today
-                            .prepare_cached("INSERT INTO subjects VALUES (?1, 'charge:ch_1', NULL)")
-                            .expect("prepares")
-                            .execute([i as i64])
-                            .expect("inserts");
+                        insert_subject(&today, i as i64);
                         insert_receipt(&today, i, &signed);
                         today.execute_batch("COMMIT").expect("commits");
                     }
