@@ -75,3 +75,10 @@ out=$("$work/py/bin/python" "$work/snippet.py")
 [ "$out" = "False [('price:mismatch', (14, 17), '\$99')]
 CurbiViolation ['price:mismatch']" ] || fail "Python snippet printed: $out"
 ok "Python: curbi wheel and curbi-langchain from dist/, README snippet"
+# The wheel's SQLite is built as .cargo/config.toml says (docs/RECORDER.md §"The bundled SQLite"), and the sdist
+# carries that file, so that a build from source is the same.
+so=$(ls "$work"/py/lib/python3*/site-packages/curbi/_native*.so)
+grep -aq "STMTJRNL_SPILL=-1" "$so" || fail "Python: the wheel's SQLite was built without -DSQLITE_STMTJRNL_SPILL=-1"
+tar tzf dist/python/curbi-"$VERSION".tar.gz | grep -qx "curbi-$VERSION/.cargo/config.toml" ||
+  fail "Python: the sdist does not carry .cargo/config.toml"
+ok "Python: the wheel's SQLite keeps statement journals in memory; the sdist carries the build setting"
