@@ -79,6 +79,6 @@ ok "Python: curbi wheel and curbi-langchain from dist/, README snippet"
 # carries that file, so that a build from source is the same.
 so=$(ls "$work"/py/lib/python3*/site-packages/curbi/_native*.so)
 grep -aq "STMTJRNL_SPILL=-1" "$so" || fail "Python: the wheel's SQLite was built without -DSQLITE_STMTJRNL_SPILL=-1"
-tar tzf dist/python/curbi-"$VERSION".tar.gz | grep -qx "curbi-$VERSION/.cargo/config.toml" ||
+tar tzf dist/python/curbi-"$VERSION".tar.gz | grep -x "curbi-$VERSION/.cargo/config.toml" >/dev/null ||
   fail "Python: the sdist does not carry .cargo/config.toml"
 ok "Python: the wheel's SQLite keeps statement journals in memory; the sdist carries the build setting"
