@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash test-future bench-recorder bench-recorder-shapes bench-postgres load linear
+.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash test-future bench-recorder bench-recorder-shapes bench-postgres load linear complexity
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
@@ -62,3 +62,11 @@ load: build
 # Check time per byte from 1 KB to 10 MB replies of every adversarial shape (docs/PERFORMANCE.md).
 linear:
 	$(CARGO) run --release --locked -p curbi --example linear_check
+
+# Issue 44's complexity test (docs/PERFORMANCE.md §"Complexity"): generated policies against replies of a repeated
+# unit of their own words, instructions counted by callgrind at 640 B to 40 KB; every case's 10 KB → 40 KB step must
+# stay ≤ 4.5× under every checker version, then the issue's shapes through the C ABI. Fails on today's checker
+# (super-linear shapes); it joins `make test` when the rebuilt checker passes it.
+complexity:
+	$(CARGO) build --release --locked -p curbi --example complexity -p curbi-ffi
+	target/release/examples/complexity; a=$$?; bash scripts/complexity-c.sh; b=$$?; [ $$a -eq 0 ] && [ $$b -eq 0 ]
