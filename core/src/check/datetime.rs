@@ -188,9 +188,9 @@ pub(crate) fn times_in(text: &Text<'_>) -> Vec<Found<u16>> {
     scan(text.src, starts(text, |c| c.is_ascii_digit() || matches!(c | 0x20, b'n' | b'm')), time_at)
 }
 
-/// `twelve_hour_either`: every clock time in a reply, each with the other reading of a twelve-hour time written without am/pm
-/// ("3:30" may be 15:30). Such a time takes the am/pm of a range's end after it ("3:30–4:00 PM", "11:30 to 1:00 PM"
-/// is 11:30 AM, the reading that starts before the end) or of a part of the day after it ("3:30 this afternoon",
+/// `twelve_hour_either`: every clock time in a reply, each with the other reading of a twelve-hour time written without
+/// am/pm ("3:30" may be 15:30). Such a time takes the am/pm of a range's end after it ("3:30–4:00 PM", "11:30 to 1:00
+/// PM" is 11:30 AM, the reading that starts before the end) or of a part of the day after it ("3:30 this afternoon",
 /// "9:15 in the morning"); otherwise either reading is what the reply states.
 pub(crate) fn times_in_04(text: &Text<'_>) -> Vec<(Found<u16>, Option<u16>)> {
     let s = text.src;
@@ -364,8 +364,8 @@ fn date_at(s: &str, i: usize, lower_may: bool, period_with_year: bool) -> Option
                 && valid(u32::from(m), d)
             {
                 let mut end = j;
-                // `period_with_year`: an abbreviation's period is the date's only when the date goes on ("3 Nov. 2026");
-                // otherwise it ends the sentence ("on 4 Nov.", "on 4 May.").
+                // `period_with_year`: an abbreviation's period is the date's only when the date goes on ("3 Nov.
+                // 2026"); otherwise it ends the sentence ("on 4 Nov.", "on 4 May.").
                 let takes_period = if period_with_year {
                     is_abbreviation(word) && year_after(b, end + 1).is_some()
                 } else {

@@ -64,8 +64,8 @@ fn dollar_prefix(letters: &str) -> Option<Currency> {
     })
 }
 
-/// `dollar_code_before`: the code of a currency written with `$`, glued to it or one space before it (`NZD$49`, `AUD $49`,
-/// `USD $49`): its start and currency. Other codes before `$` ("EUR $49") say nothing about the `$`.
+/// `dollar_code_before`: the code of a currency written with `$`, glued to it or one space before it (`NZD$49`, `AUD
+/// $49`, `USD $49`): its start and currency. Other codes before `$` ("EUR $49") say nothing about the `$`.
 fn dollar_code_before(s: &str, dollar: usize) -> Option<(usize, Currency)> {
     let b = s.as_bytes();
     let end = if dollar > 0 && b[dollar - 1] == b' ' { dollar - 1 } else { dollar };
@@ -119,8 +119,8 @@ fn code_currency(word: &str) -> Option<Currency> {
     })
 }
 
-/// `more_currencies`: more currency codes, in capitals (codes that are common words in capitals, `PHP`, `MAD`, `PEN`, are
-/// left out: "PHP 8.2" is a version).
+/// `more_currencies`: more currency codes, in capitals (codes that are common words in capitals, `PHP`, `MAD`, `PEN`,
+/// are left out: "PHP 8.2" is a version).
 fn more_code(word: &str) -> Option<Currency> {
     const CODES: &[&str] = &[
         "ARS", "BDT", "BGN", "CLP", "COP", "CZK", "EGP", "HUF", "IDR", "ILS", "ISK", "KES", "KWD", "LKR", "MYR", "NGN",
@@ -235,8 +235,8 @@ fn nation_currency(w: &str) -> Option<Currency> {
     })
 }
 
-/// `currency_after_amount`: a currency named in words after a number (`79 Swiss francs`, `79 Canadian dollars`, `79 pesos`),
-/// or after a `$` amount (`$79 Canadian`): (end, currency). Adjectives of a nation take its currency, whatever
+/// `currency_after_amount`: a currency named in words after a number (`79 Swiss francs`, `79 Canadian dollars`, `79
+/// pesos`), or after a `$` amount (`$79 Canadian`): (end, currency). Adjectives of a nation take its currency, whatever
 /// noun follows; a noun alone names the currency it usually means. `pounds` alone is a weight and is not read.
 fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Currency)> {
     let w1 = ascii_word_at(s, i);

@@ -305,30 +305,29 @@ fn is_cue(w: &str) -> bool {
 }
 
 /// "not only", "no doubt", "without a doubt", "nothing but": cue words that do not negate. With `reassurances` also
-/// reassurances ("no worries", "no problem", "don't worry", "never mind", "not a problem", "no need to worry") and a
-/// `no` hyphenated into a modifier, with `hyphenated_no` ("a no-quibble guarantee", "your no-show fee"; "no-one" still negates).
+/// those ("no worries", "no problem", "don't worry", "never mind", "not a problem", "no need to worry") and a
+/// `no` hyphenated into a modifier, with `hyphenated_no` ("a no-quibble guarantee", "your no-show fee"; "no-one" still
+/// negates).
 fn pseudo_negation(text: &Text<'_>, k: usize, reading: &Reading) -> bool {
     let next = |n: usize| text.toks.get(k + n).map(|t| text.word(t)).unwrap_or("");
-    {
-        let reassurance = reading.reassurances
-            && match text.word_at(k) {
-                "no" => {
-                    matches!(next(1), "worries" | "worry" | "problem" | "problems" | "rush" | "stress")
-                        || (next(1) == "need" && next(2) == "to" && next(3) == "worry")
-                }
-                "don't" | "dont" => next(1) == "worry",
-                "not" => (next(1) == "a" && next(2) == "problem") || (next(1) == "to" && next(2) == "worry"),
-                "never" => next(1) == "mind",
-                _ => false,
-            };
-        let hyphenated = reading.hyphenated_no
-            && text.word_at(k) == "no"
-            && k + 1 < text.toks.len()
-            && text.gap(k, k + 1) == "-"
-            && !matches!(next(1), "one");
-        if reassurance || hyphenated {
-            return true;
-        }
+    let reassurance = reading.reassurances
+        && match text.word_at(k) {
+            "no" => {
+                matches!(next(1), "worries" | "worry" | "problem" | "problems" | "rush" | "stress")
+                    || (next(1) == "need" && next(2) == "to" && next(3) == "worry")
+            }
+            "don't" | "dont" => next(1) == "worry",
+            "not" => (next(1) == "a" && next(2) == "problem") || (next(1) == "to" && next(2) == "worry"),
+            "never" => next(1) == "mind",
+            _ => false,
+        };
+    let hyphenated = reading.hyphenated_no
+        && text.word_at(k) == "no"
+        && k + 1 < text.toks.len()
+        && text.gap(k, k + 1) == "-"
+        && !matches!(next(1), "one");
+    if reassurance || hyphenated {
+        return true;
     }
     match text.word_at(k) {
         "not" => matches!(next(1), "only" | "just" | "merely" | "simply") || (next(1) == "to" && next(2) == "mention"),
@@ -443,8 +442,9 @@ fn negated_after(text: &Text<'_>, last: usize, reading: &Reading) -> bool {
     let spaced = |k: usize| text.gap(k - 1, k).chars().all(char::is_whitespace);
     let mut k = last + 1;
     if reading.cue_after_modifier {
-        // `cue_after_modifier`: a modifier of the phrase may stand between it and the cue: a preposition and up to three words
-        // ("full refunds for annual plans are not available", "next-day delivery in your area isn't offered").
+        // `cue_after_modifier`: a modifier of the phrase may stand between it and the cue: a preposition and up to
+        // three words ("full refunds for annual plans are not available", "next-day delivery in your area isn't
+        // offered").
         if word(k).is_some_and(|w| PREPOSITIONS.contains(&w)) {
             let aux_or_negative = |j: usize| word(j).is_some_and(|w| AUX_AFTER.contains(&w) || negative_auxiliary(w));
             if let Some(j) = (k + 2..=k + 4).find(|&j| aux_or_negative(j)) {
@@ -514,12 +514,15 @@ pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, reading: &Read
 const AUX_BEFORE: &[&str] = &["be", "been", "being", "get", "got", "gets", "getting", "have", "has", "had"];
 const MODALS: &[&str] = &["will", "would", "can", "could", "should", "may", "might", "must", "shall", "to"];
 const CONDITIONALS: &[&str] = &["if", "unless", "whether", "once"];
-/// `conditions_and_times_to_come`: more words that make what follows a condition, not a report ("in case you were charged").
+/// `conditions_and_times_to_come`: more words that make what follows a condition, not a report ("in case you were
+/// charged").
 const CONDITIONALS_04: &[&str] = &["assuming", "provided", "providing", "suppose", "supposing"];
-/// `conditions_and_times_to_come`: words that place what follows at another time; a present tense after them ("when your order is
-/// shipped", "until it has shipped") is a future event, a past one ("after it was shipped") still a report.
+/// `conditions_and_times_to_come`: words that place what follows at another time; a present tense after them ("when
+/// your order is shipped", "until it has shipped") is a future event, a past one ("after it was shipped") still a
+/// report.
 const TEMPORAL: &[&str] = &["when", "whenever", "after", "before", "until", "till"];
-/// `adverbs_after_modal`: adverbs stepped over between a modal and the participle ("you will automatically be refunded").
+/// `adverbs_after_modal`: adverbs stepped over between a modal and the participle ("you will automatically be
+/// refunded").
 const ADVERBS: &[&str] = &["still", "then", "soon", "already", "also", "just", "now", "always", "usually", "often"];
 /// `tag_question`: the first words of a sentence that make it a question (so a tag after a statement does not).
 fn question_opener(w: &str) -> bool {
@@ -579,8 +582,9 @@ fn tag_question(text: &Text<'_>, i: usize) -> bool {
     next.is_some_and(|t| matches!(text.clause_opens[t.clause as usize], b',' | b'-' | b';' | b'w'))
 }
 
-/// `conditions_and_times_to_come`: whether the verb group before the action verb at token `i` is in the present ("is shipped", "has
-/// shipped", "has been shipped", "it's processed", "gets refunded"), read back over at most three auxiliaries.
+/// `conditions_and_times_to_come`: whether the verb group before the action verb at token `i` is in the present ("is
+/// shipped", "has shipped", "has been shipped", "it's processed", "gets refunded"), read back over at most three
+/// auxiliaries.
 fn present_group(text: &Text<'_>, i: usize) -> bool {
     let clause = text.toks[i].clause;
     for k in (i.saturating_sub(4)..i).rev() {
@@ -596,8 +600,8 @@ fn present_group(text: &Text<'_>, i: usize) -> bool {
     false
 }
 
-/// `progressives_and_rules`: a present passive with a bare plural for its subject states a rule, not an event: "Refunds are
-/// processed within 5–7 business days", "All orders are shipped within 24 hours" (no determiner such as `your` or
+/// `progressives_and_rules`: a present passive with a bare plural for its subject states a rule, not an event: "Refunds
+/// are processed within 5–7 business days", "All orders are shipped within 24 hours" (no determiner such as `your` or
 /// `the` from the clause's start to the verb).
 fn generic_statement(text: &Text<'_>, i: usize) -> bool {
     let clause = text.toks[i].clause;

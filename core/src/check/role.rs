@@ -22,10 +22,10 @@ pub(crate) fn quoted(text: &Text<'_>, first: usize, last: usize) -> bool {
 
 const CAUSATIVE: &[&str] = &["get", "have"];
 
-/// "I can get your order cancelled today", "we can have it shipped tomorrow", "I'll get that refunded": `get` or
-/// `have` after a modal, `to` or `'ll`, then up to three words of object, then the participle at `i` — an offer,
-/// not a claim that it happened. "I got your order cancelled" is still a claim. With `let_me_offer` also after `let me`,
-/// `let us` and `let's` ("Let me get that cancelled for you").
+/// "I can get your order cancelled today", "we can have it shipped tomorrow", "I'll get that refunded": `get` or `have`
+/// after a modal, `to` or `'ll`, then up to three words of object, then the participle at `i` — an offer, not a claim
+/// that it happened. "I got your order cancelled" is still a claim. With `let_me_offer` also after `let me`, `let us`
+/// and `let's` ("Let me get that cancelled for you").
 pub(crate) fn causative_offer(text: &Text<'_>, i: usize, reading: &Reading) -> bool {
     let clause = text.toks[i].clause;
     (2..=4).any(|back| {

@@ -365,8 +365,8 @@ fn quantities(cx: &Ctx<'_, '_>) -> Vec<Quantity> {
         .collect()
 }
 
-/// `stated_totals`: the stated totals a reply's counts allow, per sentence: a count of an item times one of its approved
-/// amounts, by item and for any item. Built once per reply, so each amount is looked up in constant time.
+/// `stated_totals`: the stated totals a reply's counts allow, per sentence: a count of an item times one of its
+/// approved amounts, by item and for any item. Built once per reply, so each amount is looked up in constant time.
 #[derive(Default)]
 struct Totals {
     by_item: rustc_hash::FxHashSet<(u32, usize, Dec)>,
@@ -388,8 +388,8 @@ impl Totals {
     }
 }
 
-/// `stated_totals`: whether `amount` at token `tok` is a stated total: a count of an item in the same sentence times one
-/// of its approved amounts ("3 seats at $149 come to $447"). `item`: the item the amount is tied to, if any.
+/// `stated_totals`: whether `amount` at token `tok` is a stated total: a count of an item in the same sentence times
+/// one of its approved amounts ("3 seats at $149 come to $447"). `item`: the item the amount is tied to, if any.
 fn is_total(cx: &Ctx<'_, '_>, totals: &Totals, tok: usize, item: Option<usize>, amount: Dec) -> bool {
     let sentence = cx.text.toks[tok].sentence;
     match item {
@@ -723,13 +723,13 @@ struct Stated {
     /// `twelve_hour_either`: the other reading of a twelve-hour time written without am/pm ("3:30" may be 15:30).
     alt: Option<FactValue>,
     money: Option<usize>,
-    /// `span_end_no_value`: the end of a span ("from 3:30 PM to 4:30 PM", "3:30–4:30 PM") in a clause that does not change
-    /// the value: not the fact's value. Marked once per list, from the value before it (`mark_span_ends`).
+    /// `span_end_no_value`: the end of a span ("from 3:30 PM to 4:30 PM", "3:30–4:30 PM") in a clause that does not
+    /// change the value: not the fact's value. Marked once per list, from the value before it (`mark_span_ends`).
     span_end: bool,
 }
 
-/// `span_end_no_value`: marks each value right after *-, –, to, until, till, through* and the value before it in its clause,
-/// in a clause with no word that changes a value; one pass over the (position-ordered) list.
+/// `span_end_no_value`: marks each value right after *-, –, to, until, till, through* and the value before it in its
+/// clause, in a clause with no word that changes a value; one pass over the (position-ordered) list.
 fn mark_span_ends(text: &Text<'_>, mut list: Vec<Stated>, on: bool) -> Vec<Stated> {
     if !on {
         return list;
@@ -856,7 +856,8 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
     }
 }
 
-/// `span_end_no_value`: words that change a value, so that "from … to …" after them names the old value and the new one.
+/// `span_end_no_value`: words that change a value, so that "from … to …" after them names the old value and the new
+/// one.
 const CHANGES: &[&str] = &[
     "moved",
     "move",
@@ -896,10 +897,10 @@ fn change_before(text: &Text<'_>, tok: usize) -> bool {
 }
 
 /// `every_fact_value`: a value the reply states as the fact's old or rejected value, not as the fact: "from 10 AM" with
-/// another value after it in the clause ("moved from 10 AM to 2 PM"), "instead of 10 AM", "rather than 10 AM",
-/// "not 10 AM", "no longer 10 AM". Up to two words may stand between (`from Tuesday 10 AM`); for `not` and
-/// `no longer` only with `rejected_value_words` (before, right before the value only), which also reads `isn't`, `aren't`,
-/// `wasn't` and `weren't` as `not` ("isn't at 3:30 PM, it's at 4:30 PM").
+/// another value after it in the clause ("moved from 10 AM to 2 PM"), "instead of 10 AM", "rather than 10 AM", "not 10
+/// AM", "no longer 10 AM". Up to two words may stand between (`from Tuesday 10 AM`); for `not` and `no longer` only
+/// with `rejected_value_words` (before, right before the value only), which also reads `isn't`, `aren't`, `wasn't` and
+/// `weren't` as `not` ("isn't at 3:30 PM, it's at 4:30 PM").
 fn superseded(text: &Text<'_>, tok: usize, later: bool, reading: &Reading) -> bool {
     let near = |back: usize| back == 1 || reading.rejected_value_words;
     // `span_end_no_value`: "from" names an old value only in a clause that changes it; "is from 3:30 PM to 4:30 PM"

@@ -133,8 +133,8 @@ pub(crate) fn thousands_separator(b: &[u8], at: usize) -> bool {
         && !b.get(at + 4).is_some_and(u8::is_ascii_digit)
 }
 
-/// `decimal_comma`: whether the comma at `at` is a decimal comma: a digit right before it, and one or two digits after it
-/// with no third ("49,90 €", "€1,5 million").
+/// `decimal_comma`: whether the comma at `at` is a decimal comma: a digit right before it, and one or two digits after
+/// it with no third ("49,90 €", "€1,5 million").
 fn decimal_comma(b: &[u8], at: usize) -> bool {
     let digits = b.get(at + 1..).unwrap_or_default().iter().take(3).take_while(|d| d.is_ascii_digit()).count();
     at > 0 && b[at - 1].is_ascii_digit() && (1..=2).contains(&digits)
@@ -146,8 +146,8 @@ fn number_after(b: &[u8], at: usize) -> bool {
     b.get(at).is_some_and(|c| c.is_ascii_digit() || *c == b'#')
 }
 
-/// `glued_sentence_end`: whether a sentence starts at `at` right after a period with no space: a capital letter and a small
-/// one ("$49.Team is"), so "U.S.A." and "v1.2" are not sentence ends.
+/// `glued_sentence_end`: whether a sentence starts at `at` right after a period with no space: a capital letter and a
+/// small one ("$49.Team is"), so "U.S.A." and "v1.2" are not sentence ends.
 fn glued_sentence_start(b: &[u8], at: usize) -> bool {
     b.get(at).is_some_and(u8::is_ascii_uppercase) && b.get(at + 1).is_some_and(u8::is_ascii_lowercase)
 }

@@ -5,8 +5,6 @@ mod reading;
 mod schema;
 
 pub use reading::Reading;
-#[allow(unused_imports)]
-pub(crate) use reading::{BEHAVIOURS, Behaviour};
 
 pub use schema::{
     parse_case, parse_cases, parse_policy, parse_record, parse_request, parse_request_value, parse_verify,
