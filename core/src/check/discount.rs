@@ -4,6 +4,7 @@
 
 use super::money::{Money, number_word};
 use super::text::Text;
+use super::words::{AMOUNT_OFF, SAVE};
 use crate::decimal::Dec;
 use crate::policy::Reading;
 
@@ -24,13 +25,10 @@ pub(crate) enum ClaimKind {
     Dollars(usize),
 }
 
-const AFTER: &[&str] = &["off", "discount", "discounted"];
-
 /// A word that makes the amount before it a discount claim; `deal_shapes` adds `sale` ("a 40% sale").
 fn after_word(w: &str, sale: bool) -> bool {
-    AFTER.contains(&w) || (sale && w == "sale")
+    AMOUNT_OFF.contains(&w) || (sale && w == "sale")
 }
-const SAVE: &[&str] = &["save", "saves", "saving"];
 
 /// The token right after token `k`, if only spaces, a hyphen or a percent sign separate them.
 fn next_adjacent(text: &Text<'_>, k: usize) -> Option<usize> {

@@ -11,6 +11,7 @@ mod role;
 mod rules;
 pub mod span;
 pub(crate) mod text;
+mod words;
 
 use std::sync::Arc;
 

@@ -3,6 +3,7 @@
 //! A number is money only with a currency marker, so phone, order and suite numbers, versions, card endings,
 //! "5–7 business days" and "99.9% uptime" never are. Amounts are exact decimals.
 
+use super::words::CURRENCY_CODES_MORE;
 use crate::decimal::{Dec, MAX_UNITS, SCALE};
 use crate::policy::Reading;
 
@@ -122,12 +123,8 @@ fn code_currency(word: &str) -> Option<Currency> {
 /// `more_currencies`: more currency codes, in capitals (codes that are common words in capitals, `PHP`, `MAD`, `PEN`,
 /// are left out: "PHP 8.2" is a version).
 fn more_code(word: &str) -> Option<Currency> {
-    const CODES: &[&str] = &[
-        "ARS", "BDT", "BGN", "CLP", "COP", "CZK", "EGP", "HUF", "IDR", "ILS", "ISK", "KES", "KWD", "LKR", "MYR", "NGN",
-        "PKR", "QAR", "RON", "RUB", "SAR", "THB", "TWD", "UAH", "VND",
-    ];
     (word.len() == 3 && word.bytes().all(|c| c.is_ascii_uppercase()))
-        .then(|| CODES.iter().find(|&&c| c == word).map(|&c| Currency::Other(c)))
+        .then(|| CURRENCY_CODES_MORE.iter().find(|&&c| c == word).map(|&c| Currency::Other(c)))
         .flatten()
 }
 

@@ -6,6 +6,9 @@ use std::collections::hash_map::Entry;
 
 use super::role;
 use super::text::Text;
+use super::words::{
+    ADVERBS, AUX_AFTER, AUX_BEFORE, CONDITIONALS, CONDITIONALS_MORE, CUES, MODALS, PREPOSITIONS, TEMPORAL,
+};
 use crate::policy::Reading;
 
 /// How a phrase word matches a reply word.
@@ -270,16 +273,6 @@ pub(crate) fn find_phrase<'t>(
         .filter_map(move |i| match_words(text, i, words, mode, 0).map(|last| (i, last)))
 }
 
-/// Words that negate what follows them.
-const CUES: &[&str] = &[
-    "not", "no", "never", "cannot", "without", "nor", "neither", "none", "nothing", "nobody", "unable", "dont",
-    "doesnt", "didnt", "cant", "wont", "isnt", "arent", "wasnt", "werent", "havent", "hasnt", "hadnt", "couldnt",
-    "wouldnt", "shouldnt",
-];
-
-/// `cue_after_modifier`: the prepositions that open a modifier between a phrase and the cue after it.
-const PREPOSITIONS: &[&str] = &["for", "on", "in", "to", "with", "from", "of", "at", "within", "outside"];
-
 /// `hedges`: hedges that leave what follows them in their clause unclaimed, however far ("I don't think we'll be
 /// able to guarantee that", "I'm not sure your order has been shipped", "there's no record that it was cancelled").
 fn hedge(text: &Text<'_>, k: usize) -> bool {
@@ -293,12 +286,6 @@ fn hedge(text: &Text<'_>, k: usize) -> bool {
         _ => false,
     }
 }
-
-/// Auxiliaries between a phrase and a cue after it: "refunds are not available".
-const AUX_AFTER: &[&str] = &[
-    "is", "are", "was", "were", "will", "would", "can", "could", "does", "do", "did", "has", "have", "be", "been",
-    "may", "might",
-];
 
 fn is_cue(w: &str) -> bool {
     CUES.contains(&w) || w.ends_with("n't")
@@ -511,19 +498,6 @@ pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, reading: &Read
     false
 }
 
-const AUX_BEFORE: &[&str] = &["be", "been", "being", "get", "got", "gets", "getting", "have", "has", "had"];
-const MODALS: &[&str] = &["will", "would", "can", "could", "should", "may", "might", "must", "shall", "to"];
-const CONDITIONALS: &[&str] = &["if", "unless", "whether", "once"];
-/// `conditions_and_times_to_come`: more words that make what follows a condition, not a report ("in case you were
-/// charged").
-const CONDITIONALS_04: &[&str] = &["assuming", "provided", "providing", "suppose", "supposing"];
-/// `conditions_and_times_to_come`: words that place what follows at another time; a present tense after them ("when
-/// your order is shipped", "until it has shipped") is a future event, a past one ("after it was shipped") still a
-/// report.
-const TEMPORAL: &[&str] = &["when", "whenever", "after", "before", "until", "till"];
-/// `adverbs_after_modal`: adverbs stepped over between a modal and the participle ("you will automatically be
-/// refunded").
-const ADVERBS: &[&str] = &["still", "then", "soon", "already", "also", "just", "now", "always", "usually", "often"];
 /// `tag_question`: the first words of a sentence that make it a question (so a tag after a statement does not).
 fn question_opener(w: &str) -> bool {
     w.ends_with("n't")
@@ -656,7 +630,7 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, reading: &Reading) ->
         let w = text.word_at(k);
         let once_again = reading.once_again && w == "once" && matches!(next_word(k), "again" | "more");
         let to_come = reading.conditions_and_times_to_come
-            && (CONDITIONALS_04.contains(&w)
+            && (CONDITIONALS_MORE.contains(&w)
                 || (w == "case" && k > 0 && text.word_at(k - 1) == "in")
                 || ((TEMPORAL.contains(&w) || (w == "as" && k > 1 && text.word_at(k - 1) == "soon"))
                     && present_group(text, i)));

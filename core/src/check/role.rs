@@ -4,6 +4,7 @@
 
 use super::phrase;
 use super::text::Text;
+use super::words::{CAUSATIVE, DEGREE, EXCEPTIVE, INDIRECT};
 use crate::policy::Reading;
 
 /// Opening or closing quote marks around a quoted word or phrase.
@@ -19,8 +20,6 @@ pub(crate) fn quoted(text: &Text<'_>, first: usize, last: usize) -> bool {
     let after = text.src[b..].chars().next();
     before.is_some_and(is_quote) && after.is_some_and(is_quote)
 }
-
-const CAUSATIVE: &[&str] = &["get", "have"];
 
 /// "I can get your order cancelled today", "we can have it shipped tomorrow", "I'll get that refunded": `get` or `have`
 /// after a modal, `to` or `'ll`, then up to three words of object, then the participle at `i` — an offer, not a claim
@@ -43,8 +42,6 @@ pub(crate) fn causative_offer(text: &Text<'_>, i: usize, reading: &Reading) -> b
         phrase::is_modal(m) || m.ends_with("'ll") || m.ends_with("'d") || let_me
     })
 }
-
-const DEGREE: &[&str] = &["fully", "completely", "totally", "entirely"];
 
 /// "The slot is booked up", "we're fully shipped out", "booked solid": the participle as an adjective (full,
 /// sold out), not a claim of the action. `fully` / `completely` / `totally` / `entirely` before it, or `up` /
@@ -120,13 +117,6 @@ pub(crate) fn negated_amount(text: &Text<'_>, start: usize, reading: &Reading) -
     let t = tok_from(text, start);
     t < text.toks.len() && phrase::scope_before(text, t, 3, reading, |k| phrase::negating_cue(text, k, reading))
 }
-
-/// Indirect objects stepped over between an action verb and its object: "charged *you* nothing".
-const INDIRECT: &[&str] = &["you", "me", "us", "him", "her", "them"];
-
-/// Words after a negative quantifier that name what the action did reach: "nothing *but* the fee", "nothing
-/// *more than* $5", "none *except* the late fee", "no *fewer than* three".
-const EXCEPTIVE: &[&str] = &["except", "excepting", "besides", "beyond", "apart", "than"];
 
 /// Whether the action verb at token `i` has a negative quantifier for its object, so it states that the action did
 /// not happen, or happened to nothing: "you were charged nothing", "we charged you nothing", "I refunded none of it",

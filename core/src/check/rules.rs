@@ -8,6 +8,7 @@ use super::receipts::{self, Checked, Queue, ReceiptRun};
 use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::role;
 use super::text::Text;
+use super::words::CHANGES;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
 use crate::policy::{Reading, UnknownAmounts, Verify};
@@ -855,37 +856,6 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
         }
     }
 }
-
-/// `span_end_no_value`: words that change a value, so that "from … to …" after them names the old value and the new
-/// one.
-const CHANGES: &[&str] = &[
-    "moved",
-    "move",
-    "moving",
-    "changed",
-    "change",
-    "changing",
-    "rescheduled",
-    "reschedule",
-    "switched",
-    "switch",
-    "updated",
-    "update",
-    "pushed",
-    "push",
-    "shifted",
-    "shift",
-    "brought",
-    "postponed",
-    "postpone",
-    "delayed",
-    "delay",
-    "bumped",
-    "went",
-    "gone",
-    "goes",
-    "advanced",
-];
 
 /// `span_end_no_value`: whether a word that changes a value stands before token `tok` in its clause.
 fn change_before(text: &Text<'_>, tok: usize) -> bool {
