@@ -7,7 +7,8 @@ use std::collections::hash_map::Entry;
 use super::role;
 use super::text::Text;
 use super::words::{
-    ADVERBS, AUX_AFTER, AUX_BEFORE, CONDITIONALS, CONDITIONALS_MORE, CUES, MODALS, PREPOSITIONS, TEMPORAL,
+    ADVERBS, AUX_AFTER, AUX_BEFORE, CONDITIONALS, CONDITIONALS_MORE, CUES, DETERMINERS, MODALS, NEGATIVE_AUXILIARIES,
+    PREPOSITIONS, QUESTION_OPENERS, TEMPORAL,
 };
 use crate::policy::Reading;
 
@@ -396,26 +397,7 @@ pub(crate) fn scope_before(
 
 /// Contracted negative auxiliaries: after a phrase they negate it ("refunds aren't available").
 fn negative_auxiliary(w: &str) -> bool {
-    w.ends_with("n't")
-        || matches!(
-            w,
-            "cannot"
-                | "dont"
-                | "doesnt"
-                | "didnt"
-                | "cant"
-                | "wont"
-                | "isnt"
-                | "arent"
-                | "wasnt"
-                | "werent"
-                | "havent"
-                | "hasnt"
-                | "hadnt"
-                | "couldnt"
-                | "wouldnt"
-                | "shouldnt"
-        )
+    w.ends_with("n't") || NEGATIVE_AUXILIARIES.contains(&w)
 }
 
 /// `cue_after_by_role`: a cue just after a phrase negates it only when it negates the phrase itself: an auxiliary with
@@ -500,40 +482,7 @@ pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, reading: &Read
 
 /// `tag_question`: the first words of a sentence that make it a question (so a tag after a statement does not).
 fn question_opener(w: &str) -> bool {
-    w.ends_with("n't")
-        || matches!(
-            w,
-            "did"
-                | "do"
-                | "does"
-                | "is"
-                | "are"
-                | "was"
-                | "were"
-                | "have"
-                | "has"
-                | "had"
-                | "can"
-                | "could"
-                | "will"
-                | "would"
-                | "should"
-                | "shall"
-                | "may"
-                | "might"
-                | "must"
-                | "who"
-                | "what"
-                | "when"
-                | "where"
-                | "why"
-                | "how"
-                | "which"
-                | "whose"
-                | "whom"
-                | "so"
-                | "if"
-        )
+    w.ends_with("n't") || QUESTION_OPENERS.contains(&w)
 }
 
 pub(crate) fn is_modal(w: &str) -> bool {
@@ -593,24 +542,7 @@ fn generic_statement(text: &Text<'_>, i: usize) -> bool {
     while start > 0 && text.toks[start - 1].clause == clause {
         start -= 1;
     }
-    let determiner = (start..noun).any(|k| {
-        matches!(
-            text.word_at(k),
-            "your"
-                | "the"
-                | "this"
-                | "these"
-                | "those"
-                | "that"
-                | "my"
-                | "our"
-                | "his"
-                | "her"
-                | "their"
-                | "its"
-                | "both"
-        )
-    });
+    let determiner = (start..noun).any(|k| DETERMINERS.contains(&text.word_at(k)));
     plural && noun - start <= 2 && !determiner
 }
 

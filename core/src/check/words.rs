@@ -121,6 +121,12 @@ macro_rules! tables {
 tables! {
     /// Words that negate what follows them (and any word ending in `n't`).
     CUES = "negation_cues";
+    /// Contracted negative auxiliaries without the apostrophe (a word ending in `n't` is one too).
+    NEGATIVE_AUXILIARIES = "negative_auxiliaries";
+    /// `tag_question`: the first words of a sentence that make it a question (and a word ending in `n't`).
+    QUESTION_OPENERS = "question_openers";
+    /// `progressives_and_rules`: determiners that make a present passive about a plural a report, not a rule.
+    DETERMINERS = "determiners";
     /// `cue_after_modifier`: the prepositions that open a modifier between a phrase and the cue after it.
     PREPOSITIONS = "modifier_prepositions";
     /// Auxiliaries between a phrase and a cue after it: "refunds are not available".
