@@ -4,7 +4,7 @@
 
 use super::money::{Money, number_word};
 use super::text::Text;
-use super::words::{AMOUNT_OFF, SAVE};
+use super::words::{AMOUNT_OFF, DEAL_FOLLOWERS, SAVE};
 use crate::decimal::Dec;
 use crate::policy::Reading;
 
@@ -106,31 +106,9 @@ fn deal_at(text: &Text<'_>, i: usize) -> Option<(usize, Dec)> {
             let decimal = b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(u8::is_ascii_digit);
             let money_before = text.toks[i].start > 0 && b[text.toks[i].start - 1] == b'$';
             // "3 for 2 people" counts people: a word right after the deal must name the deal or open what follows.
-            let next_ok = next_adjacent(text, i + 2).filter(|_| word(i + 3).is_some()).is_none_or(|k| {
-                matches!(
-                    text.word_at(k),
-                    "deal"
-                        | "deals"
-                        | "offer"
-                        | "special"
-                        | "sale"
-                        | "promotion"
-                        | "promo"
-                        | "pricing"
-                        | "on"
-                        | "this"
-                        | "today"
-                        | "now"
-                        | "until"
-                        | "through"
-                        | "when"
-                        | "with"
-                        | "at"
-                        | "in"
-                        | "for"
-                        | "if"
-                )
-            });
+            let next_ok = next_adjacent(text, i + 2)
+                .filter(|_| word(i + 3).is_some())
+                .is_none_or(|k| DEAL_FOLLOWERS.contains(&text.word_at(k)));
             (n > m && !decimal && !money_before && next_ok && b.get(end) != Some(&b'%'))
                 .then(|| (i + 2, share(n - m, n)))
         }

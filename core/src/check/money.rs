@@ -3,7 +3,7 @@
 //! A number is money only with a currency marker, so phone, order and suite numbers, versions, card endings,
 //! "5–7 business days" and "99.9% uptime" never are. Amounts are exact decimals.
 
-use super::words::CURRENCY_CODES_MORE;
+use super::words::{CURRENCY_CODES_MORE, RANGE_FOLLOWERS};
 use crate::decimal::{Dec, MAX_UNITS, SCALE};
 use crate::policy::Reading;
 
@@ -844,7 +844,7 @@ fn range_tail(s: &str, end: usize, first: Money, reading: &Reading, out: &mut Ve
     }
     if s[after..].chars().next().is_some_and(char::is_alphabetic) {
         let w = ascii_word_at(s, after).to_ascii_lowercase();
-        if !matches!(w.as_str(), "a" | "per" | "each" | "for" | "and" | "or" | "in" | "with" | "monthly" | "yearly") {
+        if !RANGE_FOLLOWERS.contains(&w.as_str()) {
             return end;
         }
     }

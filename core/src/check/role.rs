@@ -4,7 +4,9 @@
 
 use super::phrase;
 use super::text::Text;
-use super::words::{CAUSATIVE, DEGREE, EXCEPTIVE, INDIRECT};
+use super::words::{
+    BOUNDS, CAPACITY_WORDS, CAUSATIVE, COMPARATIVES, DEGREE, EXCEPTIVE, INDIRECT, PAST_QUESTION_OPENERS,
+};
 use crate::policy::Reading;
 
 /// Opening or closing quote marks around a quoted word or phrase.
@@ -51,9 +53,8 @@ pub(crate) fn adjective_use(text: &Text<'_>, i: usize, reading: &Reading) -> boo
     let clause = text.toks[i].clause;
     let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
     let before = i.checked_sub(1).and_then(word);
-    let capacity = !reading.degree_means_full
-        || matches!(text.word_at(i), "booked" | "reserved" | "subscribed")
-        || word(i + 1) == Some("out");
+    let capacity =
+        !reading.degree_means_full || CAPACITY_WORDS.contains(&text.word_at(i)) || word(i + 1) == Some("out");
     let up_front = reading.degree_means_full && word(i + 2) == Some("front"); // "charged up front" is a claim
     before.is_some_and(|w| DEGREE.contains(&w)) && capacity || matches!(word(i + 1), Some("up" | "solid")) && !up_front
 }
@@ -69,21 +70,7 @@ pub(crate) fn past_question(text: &Text<'_>, s: u32) -> bool {
         return false;
     };
     let w = text.word_at(first as usize);
-    matches!(
-        w,
-        "did"
-            | "didn't"
-            | "was"
-            | "wasn't"
-            | "were"
-            | "weren't"
-            | "have"
-            | "haven't"
-            | "has"
-            | "hasn't"
-            | "had"
-            | "hadn't"
-    )
+    PAST_QUESTION_OPENERS.contains(&w)
 }
 
 /// The first token at or after byte `pos`.
@@ -103,8 +90,8 @@ pub(crate) fn comparative(text: &Text<'_>, start: usize) -> bool {
     }
     let prev2 = p.checked_sub(1).map(|k| text.word_at(k));
     match text.word_at(p) {
-        "under" | "below" | "over" | "above" | "beyond" => true,
-        "than" => matches!(prev2, Some("less" | "more" | "fewer" | "cheaper" | "lower" | "higher" | "greater")),
+        w if BOUNDS.contains(&w) => true,
+        "than" => prev2.is_some_and(|w| COMPARATIVES.contains(&w)),
         "most" | "least" => prev2 == Some("at"),
         "to" => prev2 == Some("up"),
         _ => false,

@@ -158,6 +158,18 @@ tables! {
     AMOUNT_OFF = "amount_off";
     /// "save $N", "save up to N%".
     SAVE = "save";
+    /// A question about the past opens with one of these.
+    PAST_QUESTION_OPENERS = "past_question_openers";
+    /// `degree_means_full`: participles that mean full.
+    CAPACITY_WORDS = "capacity_words";
+    /// A word right before an amount that makes it a bound.
+    BOUNDS = "bounds";
+    /// Comparatives before `than` that make the amount after it a bound.
+    COMPARATIVES = "comparatives";
+    /// Words after a count deal that keep it a deal.
+    DEAL_FOLLOWERS = "deal_followers";
+    /// Words after a range's second end that keep it an amount.
+    RANGE_FOLLOWERS = "range_followers";
     /// `more_currencies`: more currency codes, in capitals (ISO 4217).
     CURRENCY_CODES_MORE = "currency_codes_more";
 }
