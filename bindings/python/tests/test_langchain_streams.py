@@ -378,3 +378,32 @@ def test_handlers_see_the_passing_reply_as_one_token_after_the_verdict() -> None
         assert tokens == [GOOD], form.name
         got = observe(form, Api("handler_stream", handler_api("stream")), BAD)
         assert [s[0] for s in got.seen] == ["start", "error"], form.name
+
+
+class ToolCallingFake(GenericFakeChatModel):
+    """LangChain's fake chat model, accepting tools (it replies with the tool calls it is given)."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+
+def test_a_wrapped_model_in_an_agent_calls_tools_and_its_failing_reply_never_streams() -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def price(item: str) -> str:
+        """The price of a plan."""
+        return "$49"
+
+    for reply, raises in [(BAD, True), (GOOD, False)]:
+        call = AIMessage("", tool_calls=[{"name": "price", "args": {"item": "Starter"}, "id": "c1"}])
+        model = ToolCallingFake(messages=iter([call, AIMessage(reply)]))
+        agent = create_agent(curbi_guard(POLICY).wrap(model), tools=[price])
+        chunks: list[Any] = []
+        error = run_sync(lambda: chunks.extend(agent.stream(ASK, stream_mode=["messages", "updates"])))
+        assert isinstance(error, CurbiViolation) == raises
+        # The turn that only calls a tool passed, its call intact, and the tool ran.
+        tools_ran = [d for mode, d in chunks if mode == "updates" and "tools" in d]
+        assert [m.content for m in tools_ran[0]["tools"]["messages"]] == ["$49"]
+        assert (CANARY in repr(chunks)) == (not raises)
+        assert output_text(agent, chunks) == ("" if raises else GOOD)
