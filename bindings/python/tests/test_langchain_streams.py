@@ -18,6 +18,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.tracers.log_stream import RunLog
 from langgraph.pregel import Pregel
 
 from curbi_langchain import CurbiMiddleware, CurbiViolation, curbi_guard
@@ -125,8 +126,18 @@ def chain_form(how: str) -> Callable[..., Any]:
     return build
 
 
-GUARDED = [Form("middleware", agent_form(True)), Form("wrap", chain_form("wrap"))]
-UNGUARDED = [Form("agent", agent_form(False)), Form("chain", chain_form("none"))]
+def model_form(guarded: bool) -> Callable[..., Any]:
+    """The chat model on its own, called with messages: wrapped, or bare as a control."""
+
+    def build(reply: str, fallback: Optional[str] = None, model_callbacks: Any = None) -> Any:
+        model = fake_model(reply, model_callbacks)
+        return (curbi_guard(POLICY).wrap(model, fallback=fallback) if guarded else model), [HumanMessage("?")]
+
+    return build
+
+
+GUARDED = [Form("middleware", agent_form(True)), Form("wrap", chain_form("wrap")), Form("wrapped_model", model_form(True))]
+UNGUARDED = [Form("agent", agent_form(False)), Form("chain", chain_form("none")), Form("model", model_form(False))]
 
 
 def output_text(runnable: Any, chunks: list[Any]) -> str:
@@ -139,7 +150,7 @@ def output_text(runnable: Any, chunks: list[Any]) -> str:
             for m in [data[0]]
             if isinstance(m, BaseMessage) and m.type in ("ai", "AIMessageChunk")
         )
-    return "".join(c for c in chunks if isinstance(c, str))
+    return "".join(c if isinstance(c, str) else text_of(c) for c in chunks if isinstance(c, (str, BaseMessage)))
 
 
 ALL_MODES = ["messages", "updates", "values", "custom", "debug", "tasks", "checkpoints"]
@@ -205,13 +216,11 @@ def api_astream_log(runnable: Any, inp: Any, recorder: Recorder) -> Seen:
             patches.append(p)
 
     error = run_async(go)
-    state = functools.reduce(operator.add, patches).state if patches else {"logs": {}}
+    state = functools.reduce(operator.add, patches, RunLog(state=None)).state or {"logs": {}}
+    # The chat model runs' streamed output: runs inside the root's, and the root itself when it is the model.
+    runs = [*state["logs"].values(), *([state] if state.get("type") == "llm" else [])]
     text = "".join(
-        text_of(c)
-        for entry in state["logs"].values()
-        if entry["type"] == "llm"
-        for c in entry["streamed_output"]
-        if isinstance(c, BaseMessage)
+        text_of(c) for run in runs if run["type"] == "llm" for c in run["streamed_output"] if isinstance(c, BaseMessage)
     )
     return Seen(patches, text, error)
 
@@ -247,9 +256,12 @@ def v3_text(events: list[Any]) -> str:
     AI message (how LangGraph reports a model step's output message that was not streamed token by token)."""
     out = []
     for e in events:
-        if not (isinstance(e, dict) and e.get("method") == "messages"):
+        if isinstance(e, dict) and "event" in e:  # a chat model's own v3 stream: the protocol events, bare
+            data: Any = e
+        elif isinstance(e, dict) and e.get("method") == "messages":  # a graph's: wrapped in `messages` events
+            data = e["params"]["data"]
+        else:
             continue
-        data = e["params"]["data"]
         first = data[0] if isinstance(data, tuple) else data
         if isinstance(first, BaseMessage) and first.type in ("ai", "AIMessageChunk"):
             out.append(text_of(first))
