@@ -419,3 +419,48 @@ def test_a_wrapped_model_in_an_agent_calls_tools_and_its_failing_reply_never_str
         assert [m.content for m in tools_ran[0]["tools"]["messages"]] == ["$49"]
         assert (CANARY in repr(chunks)) == (not raises)
         assert output_text(agent, chunks) == ("" if raises else GOOD)
+
+
+USAGE = {"input_tokens": 3, "output_tokens": 17, "total_tokens": 20}
+
+
+def metered_model(reply: str) -> GenericFakeChatModel:
+    # A reply that says what it cost, as a provider's does (the usage callback counts it by model name).
+    message = AIMessage(reply, usage_metadata=USAGE, response_metadata={"model_name": "fake-1"})
+    return GenericFakeChatModel(messages=iter([message]))
+
+
+@pytest.mark.parametrize("how", ["middleware", "wrap"])
+@pytest.mark.parametrize("call", ["invoke", "stream", "ainvoke", "astream"])
+@pytest.mark.parametrize("reply,fallback", [(GOOD, None), (BAD, None), (BAD, FALLBACK)], ids=["pass", "fail", "fallback"])
+def test_each_model_call_is_metered_once_a_blocked_one_included(
+    how: str, call: str, reply: str, fallback: Optional[str]
+) -> None:
+    # The guarded run only reports the model's reply; the model's own run is the one that spent the tokens. Token
+    # counters (`get_usage_metadata_callback`, tracing) see that run, so they count each call once, blocked or not.
+    from langchain_core.callbacks import get_usage_metadata_callback
+
+    model = metered_model(reply)
+    if how == "middleware":
+        runnable: Any = create_agent(model, tools=[], middleware=[CurbiMiddleware(POLICY, fallback=fallback)])
+        inp: Any = ASK
+    else:
+        runnable, inp = curbi_guard(POLICY).wrap(model, fallback=fallback), [HumanMessage("?")]
+
+    async def drain() -> None:
+        if call == "ainvoke":
+            await runnable.ainvoke(inp)
+        else:
+            async for _ in runnable.astream(inp):
+                pass
+
+    got: list[Any] = []
+    with get_usage_metadata_callback() as counter:
+        if call in ("invoke", "stream"):
+            run_sync(lambda: got.append(runnable.invoke(inp) if call == "invoke" else list(runnable.stream(inp))))
+        else:
+            run_async(drain)
+    assert counter.usage_metadata == {"fake-1": USAGE}
+    if how == "middleware" and call == "invoke" and reply == GOOD:
+        # The agent's state keeps the model's message as it was, its usage included.
+        assert got[0]["messages"][-1].usage_metadata == USAGE

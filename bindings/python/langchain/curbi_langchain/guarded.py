@@ -90,7 +90,8 @@ def judged_message(guard: CurbiGuard, message: AIMessage, record: Any, fallback:
 
 
 def chunk_of(message: AIMessage) -> AIMessageChunk:
-    """The whole reply as the one chunk a stream emits: text, tool calls (arguments as JSON text), ids, metadata."""
+    """The whole reply as the one chunk a stream emits: text, tool calls (arguments as JSON text), ids, metadata;
+    no `usage_metadata` (`reported`)."""
     chunks = [
         tool_call_chunk(name=call["name"], args=json.dumps(call["args"]), id=call.get("id"), index=i)
         for i, call in enumerate(message.tool_calls)
@@ -106,15 +107,22 @@ def chunk_of(message: AIMessage) -> AIMessageChunk:
         response_metadata=dict(message.response_metadata),
         id=message.id,
         name=message.name,
-        usage_metadata=message.usage_metadata,
         tool_call_chunks=chunks,
         chunk_position="last",
     )
 
 
+def reported(message: AIMessage) -> AIMessage:
+    """`message` as the checked run reports it: without `usage_metadata`. The model's own run, which token counters
+    (`get_usage_metadata_callback`, tracing) still see, carries what the call cost; the report spent nothing, and
+    repeating the usage there would count every call twice."""
+    return message.model_copy(update={"usage_metadata": None}) if message.usage_metadata else message
+
+
 class ChecksBeforeShowing(BaseChatModel):
     """A chat model run that reports only a checked reply: `_verdict` produces it (running the real model hidden);
-    a streaming caller gets it whole, as one chunk, after the verdict; a failing one ends the run in an error."""
+    a streaming caller gets it whole, as one chunk, after the verdict; a failing one ends the run in an error. The
+    report carries no `usage_metadata` (`reported`)."""
 
     # A cached answer would skip the check (and the receipts it reads may have changed since): never cache.
     cache: Union[BaseCache, bool, None] = Field(default=False, exclude=True)
@@ -128,12 +136,13 @@ class ChecksBeforeShowing(BaseChatModel):
     def _generate(
         self, messages: list[BaseMessage], stop: Optional[list[str]] = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._verdict(messages, stop, **kwargs))])
+        return ChatResult(generations=[ChatGeneration(message=reported(self._verdict(messages, stop, **kwargs)))])
 
     async def _agenerate(
         self, messages: list[BaseMessage], stop: Optional[list[str]] = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=await self._averdict(messages, stop, **kwargs))])
+        reply = await self._averdict(messages, stop, **kwargs)
+        return ChatResult(generations=[ChatGeneration(message=reported(reply))])
 
     def _stream(
         self, messages: list[BaseMessage], stop: Optional[list[str]] = None, run_manager: Any = None, **kwargs: Any
@@ -160,6 +169,8 @@ class CurbiGuardedChatModel(ChecksBeforeShowing):
     raises `CurbiViolation`, or with `fallback` is replaced by an `AIMessage` with that text (tool calls dropped, the
     findings in `response_metadata["curbi"]`). No event stream, log or callback handler sees a token of a failing
     reply: the model's own run is hidden from them, and handlers attached to `model` itself are moved onto this one.
+    Its replies carry no `usage_metadata`: the model's own run, which `get_usage_metadata_callback` and tracing
+    still see, reports what each call cost, once, blocked calls included.
     """
 
     model: Runnable[Any, Any]

@@ -60,7 +60,7 @@ def _split(request: ModelRequest) -> tuple[ModelRequest, _Reported]:
 
 def _report_args(request: ModelRequest) -> tuple[list[BaseMessage], Any]:
     """What the reporting run is invoked with: the prompt, and the caller's config (so the caller's handlers)."""
-    prompt = [request.system_message, *request.messages] if request.system_message else list(request.messages)
+    prompt: list[BaseMessage] = [*([request.system_message] if request.system_message else []), *request.messages]
     config = ensure_config()
     return prompt, {**config, "tags": [*(config.get("tags") or []), _NOSTREAM]}
 
