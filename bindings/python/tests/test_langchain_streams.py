@@ -281,6 +281,10 @@ def handler_api(call: str) -> Callable[..., Seen]:
             error = run_sync(lambda: runnable.invoke(inp, config))
         elif call == "stream":
             error = run_sync(lambda: list(runnable.stream(inp, config, **stream_kwargs(runnable))))
+        elif call == "stream_events_v3":  # the protocol's events also reach handlers (`on_stream_event`)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                error = run_sync(lambda: list(runnable.stream_events(inp, config, version="v3")))
         else:
 
             async def go() -> None:
@@ -315,6 +319,7 @@ APIS = [
     Api("astream_events_v3", api_astream_events_v3),
     Api("handler_invoke", handler_api("invoke")),
     Api("handler_stream", handler_api("stream")),
+    Api("handler_stream_events_v3", handler_api("stream_events_v3")),
     Api("async_handler_ainvoke", handler_api("ainvoke"), AsyncRecorder),
     Api("handler_on_model", api_model_handler, on_model=True),
 ]
