@@ -16,7 +16,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import get_config_list
 
-__all__ = ["CurbiGuard", "CurbiMiddleware", "CurbiViolation", "curbi_guard"]
+__all__ = ["CurbiGuard", "CurbiGuardedChatModel", "CurbiMiddleware", "CurbiViolation", "curbi_guard"]
 
 
 def __getattr__(name: str) -> Any:
@@ -25,6 +25,10 @@ def __getattr__(name: str) -> Any:
         from .middleware import CurbiMiddleware
 
         return CurbiMiddleware
+    if name == "CurbiGuardedChatModel":
+        from .guarded import CurbiGuardedChatModel
+
+        return CurbiGuardedChatModel
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -161,6 +165,15 @@ class CurbiGuard(Runnable[Any, Any]):
     async def _acheck(self, value: Any) -> Any:
         # Inline on purpose: the check takes microseconds, far less than a hop to an executor.
         return self._judge(value, await self.arecord_now())
+
+    def wrap(self, model: Any, *, fallback: Optional[str] = None) -> Any:
+        """`model` (a chat model) with this guard inside: a `CurbiGuardedChatModel` to use where the model would go
+        (`prompt | guard.wrap(model) | parser`). Unlike `model | guard`, it keeps every token of a failing reply out
+        of `astream_events`, `astream_log` and callback handlers; with `fallback`, a failing reply is replaced by
+        that text instead of raising `CurbiViolation`."""
+        from .guarded import CurbiGuardedChatModel
+
+        return CurbiGuardedChatModel(model=model, guard=self, fallback=fallback)
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._check, input, config)
