@@ -70,7 +70,7 @@ no_rust() {
     PATH="$norust" HOME="$work/home" PIP_CACHE_DIR="$pip_cache" "$@"
 }
 for tool in cargo rustc rustup; do
-  ! no_rust bash -c "command -v $tool" >/dev/null || fail "Python: $tool is still reachable in the no-Rust environment"
+  ! no_rust "$BASH" -c "command -v $tool" >/dev/null || fail "Python: $tool is still reachable in the no-Rust environment"
 done
 no_rust "$work/py/bin/pip" install -q --only-binary curbi --report "$work/pip-report.json" \
   --find-links dist/python curbi-langchain ||
