@@ -17,7 +17,8 @@ PREFIX ?= /usr/local
 install: build-c
 	PREFIX="$(PREFIX)" bash scripts/install.sh
 
-# What each ecosystem installs from, into dist/ (scripts/dist.sh; DIST_WHEEL=1 adds the manylinux2014 curbi wheel).
+# What each ecosystem installs from, into dist/ (scripts/dist.sh): builds the Node addon and the manylinux2014 curbi
+# wheel too, so it runs from a fresh clone (DIST_WHEEL=0 skips the wheel).
 dist: build-c
 	bash scripts/dist.sh
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what `make dist` wrote, each in a fresh folder with its ecosystem's own client only, and runs the
 # README's snippet for it: the C tarball through pkg-config and CMake's find_package(curbi), the CLI tarball, the npm
-# tarballs with `npm install`, and the Python packages with `pip install --find-links dist/python curbi-langchain`
-# (when the curbi wheel is there: DIST_WHEEL=1 make dist). Expected answers are worked by hand: "Starter costs "
-# is 14 characters, so $99 is [14, 17), and the policy says Starter is $49.
+# tarballs with `npm install`, and the Python packages with the seed's `pip install curbi-langchain` (plus
+# `--find-links dist/python`) with no Rust toolchain reachable, so that it can only succeed from the curbi wheel.
+# Expected answers are worked by hand: "Starter costs " is 14 characters, so $99 is [14, 17), and the policy says
+# Starter is $49.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -51,12 +52,39 @@ grep -q "false \[ \[ 'price:mismatch', '\$99' \] \]" <<<"$out" || fail "npm: REA
 grep -q "too_short /prices/0/item" <<<"$out" || fail "npm: README snippet printed: $out"
 ok "npm: main + linux-x64-gnu packages installed, README snippet"
 
-echo "-- Python: pip install --find-links dist/python curbi-langchain"
-if ! ls dist/python/curbi-"$VERSION"-cp39-abi3-*.whl >/dev/null 2>&1; then
-  fail "no curbi wheel in dist/python: run DIST_WHEEL=1 make dist"
-fi
+echo "-- Python: pip install curbi-langchain (--find-links dist/python), with no Rust toolchain reachable"
 python3 -m venv "$work/py"
-"$work/py/bin/pip" install -q --find-links dist/python curbi-langchain
+# A user's machine without Rust: cargo, rustc and rustup off PATH, their variables unset, and HOME elsewhere so that
+# ~/.cargo and ~/.rustup are not found either (pip's cache stays where it was). maturin, as the sdist's build backend,
+# would otherwise find them or fetch a toolchain, so pip may also not build curbi at all (--only-binary curbi), and
+# the report must show the curbi wheel of dist/python chosen.
+pip_cache=$("$work/py/bin/pip" cache dir 2>/dev/null || echo "$HOME/.cache/pip")
+norust=
+IFS=: read -ra dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+  [ -n "$d" ] && ! [ -e "$d/cargo" ] && ! [ -e "$d/rustc" ] && ! [ -e "$d/rustup" ] && norust=${norust:+$norust:}$d
+done
+mkdir -p "$work/home"
+no_rust() {
+  env -u CARGO_HOME -u RUSTUP_HOME -u RUSTC -u CARGO -u RUSTC_WRAPPER -u RUSTUP_TOOLCHAIN -u CARGO_TARGET_DIR \
+    PATH="$norust" HOME="$work/home" PIP_CACHE_DIR="$pip_cache" "$@"
+}
+for tool in cargo rustc rustup; do
+  ! no_rust "$BASH" -c "command -v $tool" >/dev/null || fail "Python: $tool is still reachable in the no-Rust environment"
+done
+no_rust "$work/py/bin/pip" install -q --only-binary curbi --report "$work/pip-report.json" \
+  --find-links dist/python curbi-langchain ||
+  fail "Python: pip install curbi-langchain from dist/python without Rust (is the curbi wheel in dist/python? make dist)"
+chosen=$("$work/py/bin/python" -c '
+import json, sys
+for item in json.load(open(sys.argv[1]))["install"]:
+    if item["metadata"]["name"] in ("curbi", "curbi-langchain", "curbi_langchain"):
+        print(item["metadata"]["name"], item["download_info"]["url"])' "$work/pip-report.json")
+from=file://$root/dist/python
+grep -Eqx "curbi $from/curbi-$VERSION-cp39-abi3-.*(manylinux_2_17|manylinux2014)_x86_64.*\.whl" <<<"$chosen" ||
+  fail "Python: pip did not install the manylinux2014 abi3 curbi wheel of dist/python: $chosen"
+grep -Eqx "curbi[-_]langchain $from/curbi_langchain-$VERSION-py3-none-any\.whl" <<<"$chosen" ||
+  fail "Python: pip did not install the curbi-langchain wheel of dist/python: $chosen"
 # The README's Python snippet: its first block under ### Python up to the guard, which must raise.
 cat > "$work/snippet.py" <<'PY'
 import curbi

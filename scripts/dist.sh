@@ -7,9 +7,11 @@
 #                                                  the main package (loader and types, the platform package as an
 #                                                  optional dependency) and the per-platform package with the
 #                                                  addon, in napi-rs's npm/<platform>/ layout
-#   dist/python/curbi-<v>.tar.gz and curbi_langchain-<v>-py3-none-any.whl (and the curbi wheel, see below)
-# The curbi wheel is built separately (it needs a manylinux2014 toolchain; scripts/dist-wheel.sh) when
-# DIST_WHEEL=1. Needs: cargo build --release -p curbi-ffi -p curbi-cli, and the Node addon (bindings/node/test.sh).
+#   dist/python/curbi-<v>.tar.gz, curbi_langchain-<v>-py3-none-any.whl and the curbi wheel
+#                                                  curbi-<v>-cp39-abi3-manylinux_2_17_x86_64….whl (scripts/dist-wheel.sh)
+# Builds what it packs, so that it runs from a fresh clone: the Node addon with bindings/node's own build command,
+# and the curbi wheel (DIST_WHEEL=0 leaves the wheel out, for a quick run; pip then has to build curbi from the
+# sdist). Needs cargo build --release -p curbi-ffi -p curbi-cli first (`make dist` does it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -34,7 +36,15 @@ tar -C "$work/cli" -czf "dist/cli/curbi-cli-$VERSION-$TRIPLE.tar.gz" "curbi-cli-
 echo "-- npm: main package and per-platform package"
 node_dir=bindings/node
 addon=$node_dir/curbi.linux-x64-gnu.node
-[ -f "$addon" ] || { echo "dist: missing $addon: run bindings/node/test.sh (or npm run build there) first" >&2; exit 1; }
+# napi's CLI from the lockfile, when a fresh clone has none or the lockfile changed since (npm writes
+# node_modules/.package-lock.json at each install).
+if ! [ "$node_dir/node_modules/.package-lock.json" -nt "$node_dir/package-lock.json" ]; then
+  (cd "$node_dir" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >&2)
+fi
+# Always built, with the command bindings/node/test.sh builds it with (npm run build: napi build --platform
+# --release), so cargo finds the same build up to date and only copies the addon (seconds), and an addon left from
+# older sources is never packed.
+(cd "$node_dir" && npm run --silent build >&2)
 pkg=$work/npm/curbi
 mkdir -p "$pkg"
 cp "$node_dir"/{package.json,index.js,index.d.ts,documents.d.ts,curbi.js,README.md,LICENSE} "$pkg/"
@@ -58,5 +68,6 @@ python3 -m venv "$py"
 "$py/bin/pip" install -q "maturin>=1.9.4,<2" build
 (cd bindings/python && "$py/bin/maturin" sdist --out "$root/dist/python" >/dev/null 2>&1)
 "$py/bin/python" -m build --wheel --outdir dist/python bindings/python/langchain >/dev/null
-if [ "${DIST_WHEEL:-0}" = 1 ]; then bash scripts/dist-wheel.sh dist/python; fi
+# maturin builds in bindings/python/target, so a second run reuses cargo's build and repacks the wheel.
+if [ "${DIST_WHEEL:-1}" = 1 ]; then bash scripts/dist-wheel.sh dist/python; fi
 find dist -type f | sort

@@ -88,9 +88,11 @@ step "Python (wheel, pytest, LangChain guard, stubtest)" bash bindings/python/te
 step "Node (addon, generated types, node --test, checkout example)" bash bindings/node/test.sh
 # Needs the release curbi binary above: `npx @curbi/web verify` is compared with `curbi verify` on every proof vector.
 step "WebAssembly (@curbi/web: wasm32 build, types, node --test, npx verify vs curbi verify)" bash bindings/web/test.sh
-# Needs the release builds and the Node addon above; the manylinux2014 wheel is a zig-linked build of its own.
+# `make dist` as a user runs it: it builds what it packs, and finds the release builds and the Node addon above up
+# to date (cargo); the manylinux2014 wheel is a zig-linked build of its own. dist-test installs the Python packages
+# with no Rust toolchain reachable, so a dist/ without the curbi wheel fails here.
 step "make dist (manylinux2014 wheel, sdist, npm, C, CLI) and each installed from dist/ in a fresh folder" bash -c \
-  '{ DIST_WHEEL=1 bash scripts/dist.sh >target/dist.log 2>&1 || { tail -n 40 target/dist.log; false; }; } && bash scripts/dist-test.sh'
+  '{ make --no-print-directory dist >target/dist.log 2>&1 || { tail -n 40 target/dist.log; false; }; } && bash scripts/dist-test.sh'
 # Needs the bundles the recorder's scenarios left in target/recorder-bundles/ (Rust, C, Go, Python and Node above).
 step "recorder bundles from every language verify with curbi verify" bash scripts/recorder-bundles.sh
 # Needs libcurbi, the Python venv and the Node addon built by the steps above.

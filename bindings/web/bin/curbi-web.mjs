@@ -2,10 +2,9 @@
 // `npx @curbi/web verify BUNDLE --keys KEYS [--allow-test] ...`: the offline bundle verifier of `curbi verify`
 // (cli/src/proof_cmd.rs) with its flags and exit statuses, through the WebAssembly build. This file reads files and
 // arguments and prints; the verifying is core's.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import process from 'node:process'
-
-import { verifyBundle, version } from '../index.js'
+import { fileURLToPath } from 'node:url'
 
 const USAGE = `Usage:
   npx @curbi/web verify BUNDLE --keys KEYS [--allow-test] [--mode archival|fresh] [--now RFC3339] [--known FILE]...
@@ -14,19 +13,42 @@ const USAGE = `Usage:
   npx @curbi/web --version | --help
 
 verify exit status: 0 verifies, 1 rejected (any other reason, a malformed bundle included), 2 unreadable input
-  (a file that cannot be read or is not JSON, a bad key set, option or --known head), 3 internal error. In fresh
-  mode --now defaults to the system clock. A verified bundle shows what a trusted key signed and logged, not that
-  the provider action happened, and grants no authority.`
+  (a file that cannot be read or is not JSON, a bad key set, option or --known head), 3 internal error, or a
+  package whose WebAssembly module is not built (CURBI_WEB_NOT_BUILT on stderr). In fresh mode --now defaults to
+  the system clock. A verified bundle shows what a trusted key signed and logged, not that the provider action
+  happened, and grants no authority.`
 
 const EXIT_REJECTED = 1
 const EXIT_INVALID = 2
 const EXIT_INTERNAL = 3
+/** Not a verdict about any input: the package cannot run (as an internal error, the verifier did not run). */
+const EXIT_NOT_BUILT = EXIT_INTERNAL
 
 class Exit extends Error {
   constructor(status) {
     super(`exit ${status}`)
     this.status = status
   }
+}
+
+// The WebAssembly module and its glue are build output (scripts/build.sh writes pkg/), absent from a clone that was
+// never built. The package is imported only once they are there, so that such a clone says how to build it instead
+// of Node's ERR_MODULE_NOT_FOUND for a file the user never heard of (as the Node addon's CURBI_ADDON_NOT_BUILT).
+const BUILT = ['../pkg/wasm/curbi_wasm.js', '../pkg/wasm/curbi_wasm_bg.wasm']
+
+async function loadPackage() {
+  const missing = BUILT.filter((f) => !existsSync(new URL(f, import.meta.url)))
+  if (missing.length > 0) {
+    const pkg = fileURLToPath(new URL('..', import.meta.url))
+    process.stderr.write(
+      `curbi-web: CURBI_WEB_NOT_BUILT: the WebAssembly module is not built (no ${missing.map((f) => f.slice(3)).join(', ')} in ${pkg}).\n` +
+        `From a clone of the repository: run \`npm run build\` in ${pkg} (bash scripts/build.sh; needs Rust with rustup and ` +
+        'cargo, and installs the wasm32 target and wasm-bindgen-cli). From npm: reinstall @curbi/web, whose package ' +
+        'carries pkg/.\n',
+    )
+    throw new Exit(EXIT_NOT_BUILT)
+  }
+  return import('../index.js')
 }
 
 function usageError(message) {
@@ -120,6 +142,7 @@ async function verify(args) {
     process.stdout.write(`${USAGE}\n`)
     return 0
   }
+  const { verifyBundle } = await loadPackage()
   const bundle = jsonText(a.bundle, '/bundle', 'BUNDLE', a.pretty)
   // The key set goes in as its own text, so that repeated member names in it are still seen by the core.
   const keys = jsonText(a.keys, '/keys', 'KEYS', a.pretty)
@@ -161,7 +184,7 @@ async function main(argv) {
   switch (command) {
     case 'verify': return verify(rest)
     case '--version': case '-V': case 'version':
-      process.stdout.write(`curbi-web ${version()} (WebAssembly)\n`)
+      process.stdout.write(`curbi-web ${(await loadPackage()).version()} (WebAssembly)\n`)
       return 0
     case 'help': case '--help': case '-h':
       process.stdout.write(`${USAGE}\n`)

@@ -47,10 +47,11 @@ for (const name of ['bundle', 'keys']) {
   })
 }
 
-/** The options document from the form. The page adds nothing the core does not read. */
-function options() {
+/** The options document from the form (`allowTest` as the box says, unless given). The page adds nothing the core
+ * does not read. */
+function options(allowTest = $('allow-test').checked) {
   const out = { keys: $('keys').value.trim() }
-  if ($('allow-test').checked) out.allowTest = true
+  if (allowTest) out.allowTest = true
   if ($('trust-bundle-keys').checked) out.trustBundleKeys = true
   if ($('mode').value === 'fresh') out.mode = 'fresh'
   if ($('now').value.trim()) out.now = $('now').value.trim()
@@ -69,14 +70,50 @@ function options() {
   return `{${members.join(',')}}`
 }
 
+/**
+ * Verifies, and when test keys were allowed, verifies again without them: a verdict that the second answer does not
+ * repeat was reached under test keys, and the page says so (a green "Verifies" must not hide that it trusted a key
+ * tagged `curbi:test` because a box was ticked). The core judges both; the page reads no keys itself. The result
+ * gets two members after the core's: `underTestKeys` (boolean) and `testKeys`, null without allowTest, else
+ * `{kids, without: {ok, reason}}`: the key IDs that signed the head or a receipt only with test keys trusted, and the
+ * verdict without them. Allowing test keys doubles the work.
+ */
+async function verifyMarked(bundle, optionsWith, optionsWithout) {
+  const result = await inWorker('verifyBundle', bundle, optionsWith)
+  if (optionsWithout === null) return { ...result, underTestKeys: false, testKeys: null }
+  const without = await inWorker('verifyBundle', bundle, optionsWithout)
+  const differs = JSON.stringify(result) !== JSON.stringify(without)
+  const kids = new Set()
+  if (differs) {
+    if (result.head && result.head.kid !== without.head?.kid) kids.add(result.head.kid)
+    result.items.forEach((item, i) => {
+      if (item.ok && item.kid && !without.items[i]?.ok) kids.add(item.kid)
+    })
+  }
+  return { ...result, underTestKeys: differs, testKeys: { kids: [...kids], without: { ok: without.ok, reason: without.reason } } }
+}
+
+/** The visible mark of a verdict reached under test keys (`how`: what allowed them), or nothing. */
+function testKeyNote(result, how) {
+  if (!result.underTestKeys) return []
+  const { kids, without } = result.testKeys
+  const signed = kids.length ? ` Signed by test key ${kids.join(', ')} (tagged curbi:test).` : ''
+  return [el('p', { className: 'test-note', textContent:
+    `TEST KEYS: this verdict trusts test keys only because ${how}.${signed} ` +
+    `Without test keys: ${without.ok ? 'verifies' : `rejected, ${without.reason}`}. ` +
+    'A test key is published or made for trying things out: what it signed shows nothing about a production system.' })]
+}
+
 function showVerdict(result) {
   const verdict = $('verdict')
   verdict.dataset.ok = String(result.ok)
   verdict.dataset.reason = result.reason
-  verdict.className = result.ok ? 'good' : 'bad'
+  verdict.dataset.testKeys = String(result.underTestKeys)
+  verdict.className = `${result.ok ? 'good' : 'bad'}${result.underTestKeys ? ' test' : ''}`
   verdict.replaceChildren(
-    el('strong', { textContent: result.ok ? 'Verifies' : `Rejected: ${result.reason}` }),
+    el('strong', { textContent: `${result.ok ? 'Verifies' : `Rejected: ${result.reason}`}${result.underTestKeys ? ' (under TEST keys)' : ''}` }),
     el('span', { textContent: ` ${result.message}${result.path ? ` (at ${result.path})` : ''}` }),
+    ...testKeyNote(result, '“Accept test keys” (allowTest) is ticked'),
   )
   const body = $('items').tBodies[0]
   body.replaceChildren(
@@ -103,14 +140,17 @@ $('verify-button').addEventListener('click', async () => {
   const verdict = $('verdict')
   verdict.dataset.ok = ''
   verdict.dataset.reason = ''
+  verdict.dataset.testKeys = ''
   verdict.className = 'busy'
   verdict.textContent = 'Verifying…'
   try {
-    showVerdict(await inWorker('verifyBundle', $('bundle').value, options()))
+    const allowTest = $('allow-test').checked
+    showVerdict(await verifyMarked($('bundle').value, options(allowTest), allowTest ? options(false) : null))
   } catch (e) {
     verdict.className = 'bad'
     verdict.dataset.ok = 'false'
     verdict.dataset.reason = e.code ?? 'error'
+    verdict.dataset.testKeys = 'false'
     verdict.textContent = `Cannot verify: ${e.message}${e.path ? ` (at ${e.path})` : ''}`
   }
 })
@@ -169,19 +209,23 @@ function showGateVerdict(result, what) {
   const verdict = $('gate-verdict')
   verdict.dataset.ok = String(result.ok)
   verdict.dataset.reason = result.reason
-  verdict.className = result.ok ? 'good' : 'bad'
+  verdict.dataset.testKeys = String(result.underTestKeys)
+  verdict.className = `${result.ok ? 'good' : 'bad'}${result.underTestKeys ? ' test' : ''}`
   verdict.replaceChildren(
-    el('strong', { textContent: `${what}: ${result.ok ? 'verifies' : `rejected, ${result.reason}`}` }),
+    el('strong', { textContent: `${what}: ${result.ok ? 'verifies' : `rejected, ${result.reason}`}${result.underTestKeys ? ' (under TEST keys)' : ''}` }),
     el('span', { textContent: ` ${result.message}${result.path ? ` (at ${result.path})` : ''}` }),
+    ...testKeyNote(result, 'a gate proof is TEST only and is verified here with allowTest'),
   )
 }
 
 async function verifyGateProof(proof, trust, what) {
   const verdict = $('gate-verdict')
   verdict.dataset.ok = ''
+  verdict.dataset.testKeys = ''
   verdict.className = 'busy'
   verdict.textContent = 'Verifying…'
-  showGateVerdict(await inWorker('verifyBundle', JSON.stringify(proof), JSON.stringify({ keys: trust, allowTest: true })), what)
+  const bundle = JSON.stringify(proof)
+  showGateVerdict(await verifyMarked(bundle, JSON.stringify({ keys: trust, allowTest: true }), JSON.stringify({ keys: trust })), what)
 }
 
 $('gate-button').addEventListener('click', async () => {

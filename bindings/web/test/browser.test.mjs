@@ -75,8 +75,10 @@ async function verifyOnPage(input, shot) {
   const got = await page.evaluate(() => ({
     ok: document.getElementById('verdict').dataset.ok,
     reason: document.getElementById('verdict').dataset.reason,
+    testKeys: document.getElementById('verdict').dataset.testKeys,
     text: document.getElementById('verdict').textContent,
     items: [...document.querySelectorAll('#items tbody tr')].map((tr) => tr.dataset.reason),
+    result: JSON.parse(document.getElementById('result-json').textContent || 'null'),
   }))
   await page.screenshot({ path: join(shots, shot), fullPage: true })
   return got
@@ -84,11 +86,45 @@ async function verifyOnPage(input, shot) {
 
 // Expected verdicts: seed 003's vector table (valid-four-domains verifies; tampered-amount is bad_signature;
 // equivocation is fork_detected) and vectors/proof/cases.json's per-item reasons.
-test('the valid seed vector verifies with allowTest', async () => {
+// The published test key (docs/PROOF.md §Vectors, "Published test material"): every proof vector is signed with it.
+const TEST_KID = '9aAQiI2gBMJ76h4exktKlyHvtuxksjQjipPETkbZT2Y'
+
+test('the valid seed vector verifies with allowTest, and the verdict says it trusted a test key because of the box', async () => {
   const got = await verifyOnPage(vector('valid-four-domains.json'), 'verify-valid.png')
   assert.equal(got.ok, 'true', got.text)
   assert.equal(got.reason, 'verifies')
   assert.deepEqual(got.items, ['verifies', 'verifies', 'verifies', 'verifies'])
+  // Seed 003: test keys verify only with allowTest, so without the box this bundle has no trusted key.
+  assert.equal(got.testKeys, 'true')
+  assert.match(got.text, /^Verifies \(under TEST keys\)/)
+  assert.match(got.text, /TEST KEYS: this verdict trusts test keys only because “Accept test keys” \(allowTest\) is ticked/)
+  assert.ok(got.text.includes(`Signed by test key ${TEST_KID} (tagged curbi:test)`), got.text)
+  assert.match(got.text, /Without test keys: rejected, no_trusted_keys/)
+  assert.equal(got.result.ok, true)
+  assert.equal(got.result.underTestKeys, true)
+  assert.deepEqual(got.result.testKeys, { kids: [TEST_KID], without: { ok: false, reason: 'no_trusted_keys' } })
+})
+
+test('without allowTest the same bundle is rejected, with no test-key mark', async () => {
+  const got = await verifyOnPage({ ...vector('valid-four-domains.json'), allowTest: false }, 'verify-no-allow-test.png')
+  assert.equal(got.ok, 'false')
+  assert.equal(got.reason, 'no_trusted_keys')
+  assert.equal(got.testKeys, 'false')
+  assert.doesNotMatch(got.text, /TEST/)
+  assert.equal(got.result.underTestKeys, false)
+  assert.equal(got.result.testKeys, null)
+})
+
+test('a key not tagged curbi:test: the box ticked changes nothing, so the verdict is not marked', async () => {
+  // The same public key without the tag is a production key to the verifier (docs/PROOF.md §Trusted keys).
+  const input = vector('valid-four-domains.json')
+  const keys = { keys: input.keys.keys.map(({ 'curbi:test': _, ...key }) => key) }
+  const got = await verifyOnPage({ ...input, keys, allowTest: true }, 'verify-production-key.png')
+  assert.equal(got.ok, 'true', got.text)
+  assert.equal(got.testKeys, 'false')
+  assert.doesNotMatch(got.text, /TEST/)
+  assert.equal(got.result.underTestKeys, false)
+  assert.deepEqual(got.result.testKeys, { kids: [], without: { ok: true, reason: 'verifies' } })
 })
 
 test('the tampered amount is rejected as bad_signature, on its item', async () => {
@@ -96,6 +132,9 @@ test('the tampered amount is rejected as bad_signature, on its item', async () =
   assert.equal(got.ok, 'false')
   assert.equal(got.reason, 'bad_signature')
   assert.deepEqual(got.items, ['bad_signature', 'verifies', 'verifies', 'verifies'])
+  // A rejection reached with test keys trusted is marked too: without them every item is no_trusted_keys.
+  assert.equal(got.testKeys, 'true')
+  assert.equal(got.result.testKeys.without.reason, 'no_trusted_keys')
 })
 
 test('the forked head is rejected as fork_detected', async () => {
@@ -169,6 +208,7 @@ async function gateVerdict(shot) {
   const got = await page.evaluate(() => ({
     ok: document.getElementById('gate-verdict').dataset.ok,
     reason: document.getElementById('gate-verdict').dataset.reason,
+    testKeys: document.getElementById('gate-verdict').dataset.testKeys,
     text: document.getElementById('gate-verdict').textContent,
     decision: document.getElementById('gate-decision').dataset.decision,
     proof: JSON.parse(document.getElementById('gate-proof').textContent),
@@ -190,6 +230,10 @@ test('a gate proof made in the page verifies there and through the MCP verify_bu
   assert.equal(made.proof.object, 'curbi.browser.gate-proof.v1')
   assert.equal(made.trust.object, 'curbi.browser.gate-trust.v1')
   assert.equal(made.trust.identity.keys[0]['curbi:test'], true)
+  // The gate's key is a test key (docs/PROOF.md §Browser gate proofs): its green verdict says so.
+  assert.equal(made.testKeys, 'true')
+  assert.match(made.text, /^The proof: verifies \(under TEST keys\)/)
+  assert.ok(made.text.includes(`Signed by test key ${made.trust.identity.keys[0].kid}`), made.text)
 
   await page.evaluate(() => { document.getElementById('gate-verdict').dataset.ok = '' })
   await page.click('#gate-tamper-button')

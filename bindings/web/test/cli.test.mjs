@@ -3,7 +3,7 @@
 // (target/release/curbi, or $CURBI); without it the comparison is skipped unless CURBI_REQUIRE_NATIVE=1.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -63,6 +63,37 @@ test('npx runs the package bin: npx <package> verify', () => {
   assert.equal(JSON.parse(refused.stdout).reason, 'no_trusted_keys')
   const ok = spawnSync('npx', [...args, '--allow-test'], { encoding: 'utf8', timeout: 120_000 })
   assert.equal(ok.status, 0, ok.stderr)
+})
+
+test('a copy of the package without its built module: CURBI_WEB_NOT_BUILT and how to build, not ERR_MODULE_NOT_FOUND', () => {
+  // The package as a clone has it before scripts/build.sh: every file it publishes except pkg/.
+  const here = fileURLToPath(new URL('..', import.meta.url))
+  const dir = mkdtempSync(join(tmpdir(), 'curbi-web-not-built-'))
+  try {
+    const { files } = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'))
+    cpSync(join(here, 'package.json'), join(dir, 'package.json'))
+    for (const f of files.filter((f) => f !== 'pkg/' && f !== 'README.md')) cpSync(join(here, f), join(dir, f), { recursive: true })
+    assert.ok(!existsSync(join(dir, 'pkg')))
+    const args = ['verify', join(proof, 'bundle.valid.json'), '--keys', join(proof, 'keys.test.json'), '--allow-test']
+    const direct = spawnSync(process.execPath, [join(dir, 'bin/curbi-web.mjs'), ...args], { encoding: 'utf8' })
+    const npx = spawnSync('npx', ['--yes', dir, ...args], { encoding: 'utf8', timeout: 120_000 })
+    for (const [how, r] of [['node bin/curbi-web.mjs', direct], ['npx', npx]]) {
+      assert.equal(r.status, 3, `${how}: ${r.stderr}`)
+      assert.equal(r.stdout, '', how)
+      assert.match(r.stderr, /^curbi-web: CURBI_WEB_NOT_BUILT: the WebAssembly module is not built/, how)
+      assert.match(r.stderr, /pkg\/wasm\/curbi_wasm\.js/, how)
+      assert.match(r.stderr, /run `npm run build` in /, how)
+      assert.doesNotMatch(r.stderr, /ERR_MODULE_NOT_FOUND|at async|node:internal/, how)
+    }
+    const version = spawnSync(process.execPath, [join(dir, 'bin/curbi-web.mjs'), '--version'], { encoding: 'utf8' })
+    assert.equal(version.status, 3)
+    assert.match(version.stderr, /CURBI_WEB_NOT_BUILT/)
+    // What needs no module still works: help, and usage errors (exit 2).
+    assert.equal(spawnSync(process.execPath, [join(dir, 'bin/curbi-web.mjs'), '--help']).status, 0)
+    assert.equal(spawnSync(process.execPath, [join(dir, 'bin/curbi-web.mjs'), 'verify', 'x.json']).status, 2)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 test('every proof vector: the same stdout and exit status as the native curbi verify', (t) => {
