@@ -89,12 +89,10 @@ fn parse_args<'a>(
                         out.values.push((name, value));
                         continue;
                     }
-                    return Err(usage_error(&format!("{command}: unknown option {name}")));
+                    return Err(super::unknown_option(command, name));
                 }
                 // "-" is stdin, not a flag.
-                Some(flag) if flag.starts_with('-') && flag != "-" => {
-                    return Err(usage_error(&format!("{command}: unknown option {flag}")));
-                }
+                Some(flag) if flag.starts_with('-') && flag != "-" => return Err(super::unknown_option(command, flag)),
                 _ => {}
             }
         }
