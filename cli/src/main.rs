@@ -434,7 +434,7 @@ fn serve_command(args: &[OsString]) -> ExitCode {
             Some("--help" | "-h") => return print_out(USAGE),
             Some(a) => match a.strip_prefix("--addr=") {
                 Some(v) => v.clone_into(&mut addr),
-                None => return usage_error(&format!("serve: unknown argument {a}")),
+                None => return usage_error(&format!("serve: unknown argument {}", curbi::error::excerpt(a))),
             },
             None => return usage_error("serve: arguments must be UTF-8"),
         }

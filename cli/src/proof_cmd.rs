@@ -261,7 +261,10 @@ pub(crate) fn vectors_command(args: &[OsString]) -> ExitCode {
             },
             Some(s) if s.starts_with("--check-file=") => check_file = Some(PathBuf::from(&s["--check-file=".len()..])),
             Some("--help" | "-h") => return print_out(super::USAGE),
-            _ => return usage_error(&format!("vectors: unknown argument {}", arg.to_string_lossy())),
+            _ => {
+                let shown = arg.to_string_lossy();
+                return usage_error(&format!("vectors: unknown argument {}", curbi::error::excerpt(&shown)));
+            }
         }
     }
     let generated = panic::catch_unwind(|| (curbi_testkit::generate(), curbi_testkit::check_receipts()));

@@ -192,7 +192,10 @@ fn receipt_keys(
     let allow = match allow_test.as_deref().map(str::trim) {
         None | Some("0" | "false") => false,
         Some("1" | "true") => true,
-        Some(other) => return Err(format!("CURBI_RECEIPT_ALLOW_TEST: '{other}' is not 1, true, 0 or false")),
+        Some(other) => {
+            let other = curbi::error::excerpt(other);
+            return Err(format!("CURBI_RECEIPT_ALLOW_TEST: '{other}' is not 1, true, 0 or false"));
+        }
     };
     let mut config = serde_json::json!({"keys": jwks, "allowTest": allow});
     if let Some(n) = now {
