@@ -345,6 +345,12 @@ pub(crate) fn unknown_option(cmd: &str, arg: &str) -> ExitCode {
 /// handed on as the JSON text it stands for (core's `yaml` module), so every command reads it with the same strict
 /// reader; YAML that JSON cannot hold is the error document on stdout and exit 2.
 fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
+    read_document(file).map(|(json, _)| json)
+}
+
+/// [`read_file`], and the YAML text when FILE is YAML: later errors name only a JSON pointer, which the YAML's line
+/// and column are found for (`curbi::yaml::positions`).
+fn read_document(file: &OsString) -> Result<(Vec<u8>, Option<String>), ExitCode> {
     let cap = max_input();
     let body = if file == "-" {
         files::read_capped(&mut io::stdin().lock(), cap)
@@ -356,10 +362,10 @@ fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
         ExitCode::from(EXIT_INVALID)
     })?;
     if file == "-" || !is_yaml(file) {
-        return Ok(body);
+        return Ok((body, None));
     }
-    match curbi::json::utf8(&body).and_then(curbi::yaml::to_json) {
-        Ok(json) => Ok(json.into_bytes()),
+    match curbi::json::utf8(&body).and_then(|text| Ok((curbi::yaml::to_json(text)?, text))) {
+        Ok((json, text)) => Ok((json.into_bytes(), Some(text.to_owned()))),
         Err(e) => Err(print_status(&e.to_json().to_string(), EXIT_INVALID)),
     }
 }

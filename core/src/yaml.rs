@@ -62,123 +62,121 @@ fn located(e: Error, (line, col): (usize, usize)) -> Error {
 /// Where the YAML node at JSON pointer `target` starts, as `(line, 0-based column)`: a mapping member at its key
 /// (where a repeated or unknown key is written), the `nth` time that key is written (`2` finds the repeat of a
 /// repeated key) or else the first; for a pointer to nothing (a missing member), the deepest node on its way. One
-/// pass over the events, each pointer segment compared once.
+/// pass over the events.
 fn find(text: &str, target: &str, nth: usize) -> Option<(usize, usize)> {
-    let mut w = Walk { target, nth, stack: Vec::new(), pointer: String::new(), exact: None, seen: 0, deepest: None };
-    for event in Parser::new_from_str(text) {
-        let Ok((event, span)) = event else { break };
-        w.event(&event, (span.start.line(), span.start.col()));
-    }
-    w.exact.or(w.deepest.map(|(_, at)| at))
+    let (mut seen, mut exact, mut deepest) = (0, None, None::<(usize, (usize, usize))>);
+    walk(text, |pointer, at| {
+        if pointer == target {
+            seen += 1;
+            if seen == 1 || seen == nth {
+                exact = Some(at);
+            }
+        } else if leads_to(pointer, target) && deepest.is_none_or(|(len, _)| pointer.len() > len) {
+            deepest = Some((pointer.len(), at));
+        }
+    });
+    exact.or(deepest.map(|(_, at)| at))
 }
 
-/// An open collection while [`find`] walks: the next index of a sequence (`None`: a mapping), whether a mapping's
-/// next node is a key, the pointer's length at the collection, and whether that pointer leads to the target.
+/// Whether `pointer` is a proper ancestor of `target`.
+fn leads_to(pointer: &str, target: &str) -> bool {
+    target.len() > pointer.len() && target.starts_with(pointer) && target.as_bytes()[pointer.len()] == b'/'
+}
+
+/// Where in the YAML `text` each JSON pointer of `pointers` is written, as `(line, column)` from 1: a member at its
+/// key, an item where it starts; a pointer to nothing (a missing member) at the deepest node on its way; `None`
+/// when `text` is not YAML. For messages about a document converted by [`to_json`] that name only a pointer (a
+/// policy's schema errors): one pass over the document for all of them.
+pub fn positions(text: &str, pointers: &[&str]) -> Vec<Option<(usize, usize)>> {
+    // Each pointer and its ancestors, each filled with the first node written at it.
+    let mut at: std::collections::HashMap<&str, Option<(usize, usize)>> = std::collections::HashMap::new();
+    for p in pointers {
+        at.insert(p, None);
+        for (i, b) in p.bytes().enumerate() {
+            if b == b'/' {
+                at.insert(&p[..i], None);
+            }
+        }
+    }
+    walk(text, |pointer, here| {
+        if let Some(slot @ None) = at.get_mut(pointer) {
+            *slot = Some((here.0, here.1 + 1));
+        }
+    });
+    let found = |p: &str| at.get(p).copied().flatten();
+    pointers
+        .iter()
+        .map(|p| {
+            // The nearest ancestor written, when `p` itself is not.
+            found(p).or_else(|| p.rmatch_indices('/').map(|(i, _)| &p[..i]).find_map(found))
+        })
+        .collect()
+}
+
+/// An open collection while [`walk`] goes through a document: the next index of a sequence (`None`: a mapping),
+/// whether a mapping's next event is a key, and the pointer's length at the collection.
 struct Open {
     index: Option<usize>,
     key_next: bool,
     len: usize,
-    on_way: bool,
-    /// For a mapping: whether the member whose key was just read leads to the target.
-    member_on_way: bool,
 }
 
-struct Walk<'t> {
-    target: &'t str,
-    nth: usize,
-    stack: Vec<Open>,
-    pointer: String,
-    exact: Option<(usize, usize)>,
-    seen: usize,
-    deepest: Option<(usize, (usize, usize))>,
-}
-
-impl Walk<'_> {
-    /// Sets the pointer to the parent's plus `segment` (already escaped); whether it still leads to the target.
-    fn enter(&mut self, len: usize, on_way: bool, segment: &str) -> bool {
-        self.pointer.truncate(len);
-        self.pointer.push('/');
-        self.pointer.push_str(segment);
-        let end = self.pointer.len();
-        on_way
-            && self.target.get(len..end) == Some(&self.pointer[len..])
-            && (self.target.len() == end || self.target.as_bytes()[end] == b'/')
-    }
-
-    fn report(&mut self, on_way: bool, at: (usize, usize)) {
-        if !on_way {
-            return;
+/// Calls `visit` with the JSON pointer and YAML position `(line, 0-based column)` of every node of `text`, in
+/// document order: a mapping member at its key, its value not again. Stops at the first syntax error.
+fn walk(text: &str, mut visit: impl FnMut(&str, (usize, usize))) {
+    let mut stack: Vec<Open> = Vec::new();
+    let mut pointer = String::new();
+    // A node ended: in a mapping, the next event is a key.
+    let value_ended = |stack: &mut Vec<Open>| {
+        if let Some(open) = stack.last_mut()
+            && open.index.is_none()
+        {
+            open.key_next = true;
         }
-        if self.pointer.len() == self.target.len() {
-            self.seen += 1;
-            if self.seen == 1 || self.seen == self.nth {
-                self.exact = Some(at);
-            }
-        } else if self.deepest.is_none_or(|(len, _)| self.pointer.len() > len) {
-            self.deepest = Some((self.pointer.len(), at));
-        }
-    }
-
-    fn event(&mut self, event: &Event<'_>, at: (usize, usize)) {
-        let collection = match event {
+    };
+    for event in Parser::new_from_str(text) {
+        let Ok((event, span)) = event else { break };
+        let at = (span.start.line(), span.start.col());
+        let sequence = match &event {
             Event::SequenceStart(..) => Some(true),
             Event::MappingStart(..) => Some(false),
             Event::Scalar(..) | Event::Alias(_) => None,
             Event::SequenceEnd | Event::MappingEnd => {
-                self.stack.pop();
-                self.value_ended();
-                return;
+                stack.pop();
+                value_ended(&mut stack);
+                continue;
             }
-            _ => return,
+            _ => continue,
         };
-        let on_way = match self.stack.last_mut() {
+        match stack.last_mut() {
             None => {
-                self.pointer.clear();
-                let on_way = true;
-                self.report(on_way, at);
-                on_way
+                pointer.clear();
+                visit(&pointer, at);
             }
             Some(open) if open.index.is_some() => {
                 let i = open.index.unwrap_or(0);
                 open.index = Some(i + 1);
-                let (len, parent) = (open.len, open.on_way);
-                let on_way = self.enter(len, parent, &i.to_string());
-                self.report(on_way, at);
-                on_way
+                pointer.truncate(open.len);
+                pointer.push_str(&format!("/{i}"));
+                visit(&pointer, at);
             }
             Some(open) if open.key_next => {
                 open.key_next = false;
-                let (len, parent) = (open.len, open.on_way);
-                let key = match event {
-                    Event::Scalar(k, ..) => k.replace('~', "~0").replace('/', "~1"),
-                    _ => String::new(),
-                };
-                let on_way = self.enter(len, parent, &key);
-                self.report(on_way, at);
-                if let Some(open) = self.stack.last_mut() {
-                    open.member_on_way = on_way;
+                pointer.truncate(open.len);
+                pointer.push('/');
+                if let Event::Scalar(k, ..) = &event {
+                    pointer.push_str(&k.replace('~', "~0").replace('/', "~1"));
                 }
-                // The key is not a node of its own: its value comes next.
-                return;
+                visit(&pointer, at);
+                // The key is not a node of its own: its value comes next, at this pointer.
+                continue;
             }
-            // A member's value: found at its key already.
-            Some(open) => open.member_on_way,
-        };
-        match collection {
-            Some(seq) => {
-                let len = self.pointer.len();
-                self.stack.push(Open { index: seq.then_some(0), key_next: !seq, len, on_way, member_on_way: false });
-            }
-            None => self.value_ended(),
+            // A member's value: visited at its key already.
+            Some(_) => {}
         }
-    }
-
-    /// A node ended: in a mapping, the next node is a key.
-    fn value_ended(&mut self) {
-        if let Some(open) = self.stack.last_mut()
-            && open.index.is_none()
-        {
-            open.key_next = true;
+        match sequence {
+            Some(seq) => stack.push(Open { index: seq.then_some(0), key_next: !seq, len: pointer.len() }),
+            None => value_ended(&mut stack),
         }
     }
 }
@@ -591,6 +589,19 @@ description: |
         let e = read(&flow).unwrap_err();
         assert_eq!(yaml_position(&e), (1, json_column));
         assert_eq!(e.path, "/0".repeat(json_column - 1));
+    }
+
+    #[test]
+    fn positions_name_where_each_pointer_is_written() {
+        // Line 6: `"a/b~": {x: [1, 2]}`, the item 2 in column 17.
+        let text = "prices:\n  - item: Pro\n    amount: -5\n  - item: Team\n    amout: 3\n\"a/b~\": {x: [1, 2]}\n";
+        let pointers =
+            ["/prices/0/amount", "/prices/1/amout", "/prices/1/amount", "/prices/1", "/a~1b~0/x/1", "", "/no"];
+        let want = [Some((3, 5)), Some((5, 5)), Some((4, 5)), Some((4, 5)), Some((6, 17)), Some((1, 1)), Some((1, 1))];
+        assert_eq!(positions(text, &pointers), want);
+        // Not YAML: nothing is claimed.
+        assert_eq!(positions("a: [", &["/a"]), vec![Some((1, 1))]);
+        assert_eq!(positions("", &["/a"]), vec![None]);
     }
 
     #[test]
