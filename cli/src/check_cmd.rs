@@ -64,9 +64,7 @@ fn parse(args: &[OsString]) -> Result<CheckArgs<'_>, ExitCode> {
                     a.now = Some(v.to_str().ok_or_else(|| usage_error("check: --now must be UTF-8"))?);
                 }
                 // "-" is stdin, not a flag.
-                Some(f) if f.starts_with('-') && f != "-" => {
-                    return Err(usage_error(&format!("check: unknown option {f}")));
-                }
+                Some(f) if f.starts_with('-') && f != "-" => return Err(super::unknown_option("check", f)),
                 _ if a.file.is_some() => return Err(usage_error("check takes exactly one FILE")),
                 _ => a.file = Some(arg),
             }
@@ -143,12 +141,12 @@ pub(super) fn receipt_verifier(
     allow_test: bool,
     now: Option<&str>,
 ) -> Result<std::sync::Arc<curbi::api::ReceiptVerifier>, ExitCode> {
-    let bytes = read_file(keys)?;
-    let name = keys.to_string_lossy();
+    // The file's name is never shown: --keys may hold a key itself (cli/src/files.rs).
+    let bytes = crate::files::read_key("--keys", keys)?;
     let jwks: serde_json::Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("curbi: {name}: not a JWKS document: {e}");
+            eprintln!("curbi: --keys: not a JWKS document: {e}");
             return Err(ExitCode::from(EXIT_INVALID));
         }
     };
@@ -163,7 +161,7 @@ pub(super) fn receipt_verifier(
             let at = if e.path == "/now" {
                 "--now".to_owned()
             } else {
-                format!("{name} at {}", &e.path["/keys".len().min(e.path.len())..])
+                format!("--keys at {}", &e.path["/keys".len().min(e.path.len())..])
             };
             eprintln!("curbi: receipt keys: {at}: {} ({})", e.message, e.code.as_str());
             Err(ExitCode::from(EXIT_INVALID))

@@ -2,13 +2,14 @@
 #![forbid(unsafe_code)]
 
 mod check_cmd;
+mod files;
 mod proof_cmd;
 mod purchase_cmd;
 mod recorder_cmd;
 mod regression_cmd;
 
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -317,7 +318,8 @@ fn main() -> ExitCode {
             print_out(&format!("curbi {} (checker {})", env!("CARGO_PKG_VERSION"), CheckerVersion::CURRENT.as_str()))
         }
         _ => {
-            let shown = command.to_string_lossy();
+            let lossy = command.to_string_lossy();
+            let shown = curbi::error::excerpt(&lossy);
             match curbi::suggest::closest(&shown, COMMANDS) {
                 Some(s) => usage_error(&format!("unknown command {shown}: did you mean '{s}'?")),
                 None => usage_error(&format!("unknown command {shown}")),
@@ -331,35 +333,39 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(EXIT_INVALID)
 }
 
+/// `CMD: unknown option NAME`: the option's name only (an `=VALUE` may be a key, pasted where a path belongs, so it
+/// is never repeated), quoted as a bounded excerpt.
+pub(crate) fn unknown_option(cmd: &str, arg: &str) -> ExitCode {
+    let name = arg.split_once('=').map_or(arg, |(name, _)| name);
+    usage_error(&format!("{cmd}: unknown option {}", curbi::error::excerpt(name)))
+}
+
 /// Reads FILE, or stdin for `-`, up to the input cap ([`max_input`]). An unreadable file or one over the cap is a
 /// message on stderr and exit 2; nothing past the cap is read. A file named `*.yaml` or `*.yml` is read as YAML and
 /// handed on as the JSON text it stands for (core's `yaml` module), so every command reads it with the same strict
 /// reader; YAML that JSON cannot hold is the error document on stdout and exit 2.
 fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
+    read_document(file).map(|(json, _)| json)
+}
+
+/// [`read_file`], and the YAML text when FILE is YAML: later errors name only a JSON pointer, which the YAML's line
+/// and column are found for (`curbi::yaml::positions`).
+fn read_document(file: &OsString) -> Result<(Vec<u8>, Option<String>), ExitCode> {
     let cap = max_input();
-    let read = |r: &mut dyn Read| -> io::Result<Vec<u8>> {
-        let mut buf = Vec::new();
-        r.take(cap.saturating_add(1)).read_to_end(&mut buf)?;
-        if buf.len() as u64 > cap {
-            let m = format!("larger than {cap} bytes (the input limit; CURBI_MAX_INPUT_BYTES sets it)");
-            return Err(io::Error::new(io::ErrorKind::InvalidData, m));
-        }
-        Ok(buf)
-    };
     let body = if file == "-" {
-        read(&mut io::stdin().lock())
+        files::read_capped(&mut io::stdin().lock(), cap)
     } else {
-        std::fs::File::open(PathBuf::from(file)).and_then(|mut f| read(&mut f))
+        std::fs::File::open(PathBuf::from(file)).and_then(|mut f| files::read_capped(&mut f, cap))
     };
     let body = body.map_err(|e| {
         eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
         ExitCode::from(EXIT_INVALID)
     })?;
     if file == "-" || !is_yaml(file) {
-        return Ok(body);
+        return Ok((body, None));
     }
-    match curbi::json::utf8(&body).and_then(curbi::yaml::to_json) {
-        Ok(json) => Ok(json.into_bytes()),
+    match curbi::json::utf8(&body).and_then(|text| Ok((curbi::yaml::to_json(text)?, text))) {
+        Ok((json, text)) => Ok((json.into_bytes(), Some(text.to_owned()))),
         Err(e) => Err(print_status(&e.to_json().to_string(), EXIT_INVALID)),
     }
 }
@@ -434,7 +440,7 @@ fn serve_command(args: &[OsString]) -> ExitCode {
             Some("--help" | "-h") => return print_out(USAGE),
             Some(a) => match a.strip_prefix("--addr=") {
                 Some(v) => v.clone_into(&mut addr),
-                None => return usage_error(&format!("serve: unknown argument {a}")),
+                None => return usage_error(&format!("serve: unknown argument {}", curbi::error::excerpt(a))),
             },
             None => return usage_error("serve: arguments must be UTF-8"),
         }

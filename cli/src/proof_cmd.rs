@@ -75,7 +75,7 @@ fn parse_verify_args(args: &[OsString]) -> Result<Option<VerifyArgs>, ExitCode> 
             "--witnesses-required" => {
                 out.witnesses_required = Some(utf8(value("--witnesses-required")?, "--witnesses-required")?);
             }
-            _ => return Err(usage_error(&format!("verify: unknown option {s}"))),
+            _ => return Err(super::unknown_option("verify", s)),
         }
     }
     if out.bundle.is_none() {
@@ -104,15 +104,23 @@ fn print_error(e: &Error, pretty: bool) -> ExitCode {
     print_text(&text, EXIT_INVALID)
 }
 
-/// A JSON file as text: unreadable → stderr and exit 2; not UTF-8 JSON → the `invalid_json` document, exit 2.
-fn json_text(file: &OsString, path: &str, what: &str, pretty: bool) -> Result<String, ExitCode> {
-    let bytes = read_file(file)?;
+/// A JSON file as text: unreadable → stderr and exit 2; not UTF-8 JSON → the `invalid_json` document, exit 2. A
+/// key file (`key_option`: the option that names it) is read as keys are ([`crate::files::read_key`]) and named by
+/// its option, never by its path.
+fn json_text(
+    file: &OsString,
+    path: &str,
+    what: &str,
+    key_option: Option<&str>,
+    pretty: bool,
+) -> Result<String, ExitCode> {
+    let bytes = match key_option {
+        Some(option) => crate::files::read_key(option, file)?,
+        None => read_file(file)?,
+    };
+    let shown = key_option.map_or_else(|| file.to_string_lossy(), std::borrow::Cow::Borrowed);
     let bad = |detail: String| {
-        let e = Error::new(
-            ErrorCode::InvalidJson,
-            path,
-            format!("{what} ({}) is not valid JSON: {detail}", file.to_string_lossy()),
-        );
+        let e = Error::new(ErrorCode::InvalidJson, path, format!("{what} ({shown}) is not valid JSON: {detail}"));
         print_error(&e, pretty)
     };
     let text = String::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
@@ -144,12 +152,12 @@ pub(crate) fn verify_command(args: &[OsString]) -> ExitCode {
     let (Some(bundle_file), Some(keys_file)) = (&a.bundle, &a.keys) else {
         return usage_error("verify needs BUNDLE and --keys KEYS");
     };
-    let bundle = match json_text(bundle_file, "/bundle", "BUNDLE", a.pretty) {
+    let bundle = match json_text(bundle_file, "/bundle", "BUNDLE", None, a.pretty) {
         Ok(t) => t,
         Err(code) => return code,
     };
     // The key set goes in as its own text, so that repeated member names in it are still seen.
-    let keys = match json_text(keys_file, "/keys", "KEYS", a.pretty) {
+    let keys = match json_text(keys_file, "/keys", "KEYS", Some("--keys"), a.pretty) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -253,7 +261,10 @@ pub(crate) fn vectors_command(args: &[OsString]) -> ExitCode {
             },
             Some(s) if s.starts_with("--check-file=") => check_file = Some(PathBuf::from(&s["--check-file=".len()..])),
             Some("--help" | "-h") => return print_out(super::USAGE),
-            _ => return usage_error(&format!("vectors: unknown argument {}", arg.to_string_lossy())),
+            _ => {
+                let shown = arg.to_string_lossy();
+                return usage_error(&format!("vectors: unknown argument {}", curbi::error::excerpt(&shown)));
+            }
         }
     }
     let generated = panic::catch_unwind(|| (curbi_testkit::generate(), curbi_testkit::check_receipts()));

@@ -86,7 +86,7 @@ fn parse_args(
                 Ok(v) => out.now = Some(v),
                 Err(_) => return Err(usage_error(&format!("{cmd}: --now must be UTF-8"))),
             },
-            _ => return Err(usage_error(&format!("{cmd}: unknown option {s}"))),
+            _ => return Err(super::unknown_option(cmd, s)),
         }
     }
     if given.len() != positional.len() {
@@ -143,13 +143,19 @@ fn now_value(now: Option<&str>, pretty: bool) -> Result<Value, ExitCode> {
 fn build_request(a: &Args) -> Result<Value, ExitCode> {
     let mut request = Map::new();
     for (member, file) in &a.files {
-        let bytes = read_file(file)?;
+        // A key file is read as keys are and named by its option, never by its path (cli/src/files.rs).
+        let key_option = (*member == "merchant_keys").then_some("--merchant-keys");
+        let bytes = match key_option {
+            Some(option) => crate::files::read_key(option, file)?,
+            None => read_file(file)?,
+        };
+        let shown = key_option.map_or_else(|| file.to_string_lossy(), std::borrow::Cow::Borrowed);
         // The strict reader: a repeated member is refused at its pointer inside the request, like bad syntax.
         let value: Value = curbi::json::read(&bytes).map_err(|e| {
             let err = Error::new(
                 e.code,
                 format!("/{member}{}", e.path),
-                format!("{} ({}) cannot be read: {}", member.to_uppercase(), file.to_string_lossy(), e.message),
+                format!("{} ({shown}) cannot be read: {}", member.to_uppercase(), e.message),
             );
             print_error(&err, a.pretty, EXIT_INVALID)
         })?;

@@ -133,7 +133,7 @@ fn parse(cmd: &str, args: &[OsString]) -> Result<Option<Args>, ExitCode> {
                     .map_err(|e| usage_error(&format!("{cmd}: --witnesses is not JSON: {e}")))?;
                 a.config.insert("witnesses".into(), list);
             }
-            _ => return Err(usage_error(&format!("{cmd}: unknown option {s}"))),
+            _ => return Err(super::unknown_option(cmd, s)),
         }
     }
     Ok(Some(a))
@@ -232,9 +232,9 @@ pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
     if sub == "keys"
         && let (Some(out), Ok(text)) = (&a.out, &result)
     {
-        if let Err(e) = std::fs::write(PathBuf::from(out), format!("{text}\n")) {
-            eprintln!("curbi: cannot write {}: {e}", out.to_string_lossy());
-            return ExitCode::from(EXIT_INVALID);
+        // Created new, 0600, never through a symlink or over a file, like every key file (cli/src/files.rs).
+        if let Err(code) = super::files::write_private("--out", out, format!("{text}\n").as_bytes()) {
+            return code;
         }
     }
     let issued = |text: &str| serde_json::from_str::<Value>(text).is_ok_and(|v| v.get("attestation").is_some());
@@ -271,7 +271,11 @@ pub(crate) fn tiles_command(args: &[OsString]) -> ExitCode {
         if matches!(name, "--help" | "-h") {
             return print_out(TILES_USAGE);
         }
-        let Some(value) = it.next() else { return usage_error(&format!("tiles bundle: {name} needs a value")) };
+        let Some(value) = it.next() else {
+            // The option's name only: `--keys=VALUE` (not a form tiles reads) may carry a key.
+            let shown = curbi::error::excerpt(name.split_once('=').map_or(name, |(n, _)| n));
+            return usage_error(&format!("tiles bundle: {shown} needs a value"));
+        };
         match name {
             "--from" => from = Some(PathBuf::from(value)),
             "--index" => match value.to_str().and_then(|v| v.parse::<u64>().ok()) {
@@ -286,12 +290,12 @@ pub(crate) fn tiles_command(args: &[OsString]) -> ExitCode {
                 }
                 Err(code) => return code,
             },
-            "--keys" => match read_file(value).map(|b| serde_json::from_slice::<Value>(&b)) {
+            "--keys" => match super::files::read_key("--keys", value).map(|b| serde_json::from_slice::<Value>(&b)) {
                 Ok(Ok(v)) => keys = Some(v),
                 Ok(Err(e)) => return usage_error(&format!("tiles bundle: --keys is not JSON: {e}")),
                 Err(code) => return code,
             },
-            other => return usage_error(&format!("tiles bundle: unknown option {other}")),
+            other => return super::unknown_option("tiles bundle", other),
         }
     }
     let Some(from) = from else { return usage_error("tiles bundle needs --from DIR") };

@@ -89,12 +89,10 @@ fn parse_args<'a>(
                         out.values.push((name, value));
                         continue;
                     }
-                    return Err(usage_error(&format!("{command}: unknown option {name}")));
+                    return Err(super::unknown_option(command, name));
                 }
                 // "-" is stdin, not a flag.
-                Some(flag) if flag.starts_with('-') && flag != "-" => {
-                    return Err(usage_error(&format!("{command}: unknown option {flag}")));
-                }
+                Some(flag) if flag.starts_with('-') && flag != "-" => return Err(super::unknown_option(command, flag)),
                 _ => {}
             }
         }
@@ -127,14 +125,17 @@ pub(crate) fn lint_command(args: &[OsString]) -> ExitCode {
         return usage_error("lint needs a POLICY file (or - for stdin)");
     };
     let pretty = a.has("--pretty");
-    let value = match read_file(file).and_then(|b| parse_json(&b, pretty)) {
+    let (value, yaml) = match super::read_document(file).and_then(|(b, yaml)| Ok((parse_json(&b, pretty)?, yaml))) {
         Ok(v) => v,
         Err(code) => return code,
     };
-    let report = match guarded(pretty, || curbi::lint::validate_policy(&value)) {
+    let mut report = match guarded(pretty, || curbi::lint::validate_policy(&value)) {
         Ok(r) => r,
         Err(code) => return code,
     };
+    if let Some(yaml) = yaml {
+        yaml_positions(&mut report, &yaml);
+    }
     let text = if pretty {
         serde_json::to_string_pretty(&report).unwrap_or_else(|_| report.to_json_string())
     } else {
@@ -142,6 +143,22 @@ pub(crate) fn lint_command(args: &[OsString]) -> ExitCode {
     };
     let failed = !report.valid || (a.has("--strict") && !report.warnings.is_empty());
     print_status(&text, if failed { EXIT_FAILED } else { 0 })
+}
+
+/// Each error and warning of a YAML policy's report also names where its pointer is written in the YAML (`(YAML line
+/// 3, column 5)`): the author edits the YAML, not the JSON it stands for.
+fn yaml_positions(report: &mut curbi::lint::LintReport, yaml: &str) {
+    let paths: Vec<String> =
+        report.errors.iter().map(|e| e.path.clone()).chain(report.warnings.iter().map(|w| w.path.clone())).collect();
+    let pointers: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let found = curbi::yaml::positions(yaml, &pointers);
+    let messages =
+        report.errors.iter_mut().map(|e| &mut e.message).chain(report.warnings.iter_mut().map(|w| &mut w.message));
+    for (message, at) in messages.zip(found) {
+        if let Some((line, column)) = at {
+            message.push_str(&format!(" (YAML line {line}, column {column})"));
+        }
+    }
 }
 
 /// `curbi export REQUEST --out DIR [--title T] [--checker V]`: writes regression.json, regression.test.mjs and

@@ -48,7 +48,7 @@ impl CheckOptions {
     pub fn from_value(value: &Value) -> Result<CheckOptions> {
         let obj = value.as_object().ok_or_else(|| json::wrong_type("", "an options object", value))?;
         if let Some(k) = obj.keys().find(|k| !matches!(k.as_str(), "record" | "version" | "verify")) {
-            let msg = format!("unknown option '{k}' (allowed: record, version, verify)");
+            let msg = format!("unknown option '{}' (allowed: record, version, verify)", crate::error::excerpt(k));
             return Err(Error::new(ErrorCode::UnknownField, crate::pointer::member("", k), msg));
         }
         Ok(CheckOptions {

@@ -252,9 +252,46 @@ pub struct Error {
     pub path: String,
 }
 
+/// The most characters of one piece of input an error message quotes ([`excerpt`]).
+pub const QUOTE_CHARS: usize = 64;
+
+/// The longest message and path an [`Error`] keeps, in bytes, before the marker of what was left out: whatever
+/// the input, an error document stays under a few KB (a message is cut here only when some construction quotes
+/// input without [`excerpt`]; a path, only when member names in it are that long).
+pub const MAX_ERROR_TEXT: usize = 1024;
+
+/// `text` as an error message quotes it: whole when it is at most [`QUOTE_CHARS`] characters, else its first
+/// [`QUOTE_CHARS`] characters and the marker `… (N bytes)` with its whole length, so a 10 MB value never makes a
+/// 10 MB error and the reader sees that something was left out.
+pub fn excerpt(text: &str) -> std::borrow::Cow<'_, str> {
+    cut(text, QUOTE_CHARS, usize::MAX)
+}
+
+/// `text` cut after `chars` characters or `bytes` bytes, whichever comes first (at a character boundary), with the
+/// marker `… (N bytes)`; unchanged when it fits.
+fn cut(text: &str, chars: usize, bytes: usize) -> std::borrow::Cow<'_, str> {
+    let end = text.char_indices().nth(chars).map_or(text.len(), |(i, _)| i).min(bytes);
+    if end >= text.len() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let end = (0..=end).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    std::borrow::Cow::Owned(format!("{}… ({} bytes)", &text[..end], text.len()))
+}
+
+/// A message or path within [`MAX_ERROR_TEXT`] bytes (with the marker when cut): for error texts built outside
+/// [`Error`] (a JSON-RPC error's message).
+pub fn bounded(text: String) -> String {
+    match cut(&text, usize::MAX, MAX_ERROR_TEXT) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(short) => short,
+    }
+}
+
 impl Error {
+    /// An error; a message or path over [`MAX_ERROR_TEXT`] bytes is cut there with the marker `… (N bytes)`, so no
+    /// input makes an error document grow with it.
     pub fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), path: path.into() }
+        Error { code, message: bounded(message.into()), path: bounded(path.into()) }
     }
 
     /// A list of `len` items at `path` within its limit of `max`, or `too_many_items` there saying so in `message`.
@@ -277,3 +314,30 @@ impl Error {
 
 /// Result alias for core.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_keep_short_text_and_mark_what_they_leave_out() {
+        assert_eq!(excerpt("colour"), "colour");
+        let exact = "é".repeat(QUOTE_CHARS);
+        assert_eq!(excerpt(&exact), exact);
+        // 65 two-byte characters: 64 kept, and the whole length in bytes.
+        assert_eq!(excerpt(&"é".repeat(65)), format!("{}… (130 bytes)", "é".repeat(64)));
+        let big = "x".repeat(10_485_760);
+        assert_eq!(excerpt(&big), format!("{}… (10485760 bytes)", "x".repeat(64)));
+    }
+
+    #[test]
+    fn an_error_keeps_at_most_a_bounded_message_and_path() {
+        let big = "€".repeat(1_000_000);
+        let e = Error::new(ErrorCode::UnknownField, format!("/{big}"), format!("unknown member '{big}'"));
+        assert!(e.message.len() <= MAX_ERROR_TEXT + 32 && e.path.len() <= MAX_ERROR_TEXT + 32, "{}", e.path.len());
+        assert!(e.message.starts_with("unknown member '€€€") && e.message.ends_with("… (3000017 bytes)"));
+        assert!(e.path.starts_with("/€€") && e.path.ends_with("… (3000001 bytes)"), "{}", &e.path[1000..]);
+        let short = Error::new(ErrorCode::UnknownField, "/a", "unknown member 'a'");
+        assert_eq!((short.path.as_str(), short.message.as_str()), ("/a", "unknown member 'a'"));
+    }
+}

@@ -44,6 +44,7 @@ pub fn utf8(bytes: &[u8]) -> Result<&str, Error> {
 /// The error of a repeated member: `duplicate_member` at the pointer of the member (its first and later copies
 /// share it).
 pub fn duplicate(path: String, name: &str) -> Error {
+    let name = crate::error::excerpt(name);
     Error::new(ErrorCode::DuplicateMember, path, format!("member \"{name}\" appears more than once in its object"))
 }
 

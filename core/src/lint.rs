@@ -163,7 +163,10 @@ pub fn validate_policy_arguments(args: &Value) -> LintReport {
     let mut errors: Vec<Error> = m
         .keys()
         .filter(|k| k.as_str() != "policy")
-        .map(|k| Error::new(ErrorCode::UnknownField, member("", k), format!("unknown member '{k}' (allowed: policy)")))
+        .map(|k| {
+            let message = format!("unknown member '{}' (allowed: policy)", crate::error::excerpt(k));
+            Error::new(ErrorCode::UnknownField, member("", k), message)
+        })
         .collect();
     let Some(policy) = m.get("policy") else {
         errors.push(Error::new(ErrorCode::MissingField, "/policy", "'policy' is required"));
@@ -205,7 +208,7 @@ impl Lint<'_> {
 }
 
 fn quoted(s: &str) -> String {
-    format!("{s:?}")
+    format!("{:?}", crate::error::excerpt(s))
 }
 
 /// `$5.00`, `$1,299.50`: dollars and cents, as a reply would state a rounded price.

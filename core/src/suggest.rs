@@ -12,6 +12,10 @@ pub fn closest<'a>(typed: &str, known: &[&'a str]) -> Option<&'a str> {
     for &name in known {
         let cand: Vec<char> = name.to_lowercase().chars().collect();
         let limit = (typed.len().max(cand.len()) / 3).max(1);
+        // The lengths alone put it out of reach: no alignment, so a long name costs one pass, not one per name.
+        if typed.len().abs_diff(cand.len()) > limit {
+            continue;
+        }
         let d = distance(&typed, &cand);
         if d == 0 || d > limit {
             continue;
@@ -30,7 +34,9 @@ pub fn closest<'a>(typed: &str, known: &[&'a str]) -> Option<&'a str> {
 
 /// The message for a member `key` not among `allowed`: names the closest allowed member when there is one.
 pub fn unknown_member_message(key: &str, allowed: &[&str]) -> String {
-    match closest(key, allowed) {
+    let suggestion = closest(key, allowed);
+    let key = crate::error::excerpt(key);
+    match suggestion {
         Some(s) => format!("unknown member '{key}': did you mean '{s}'? (allowed: {})", allowed.join(", ")),
         None => format!("unknown member '{key}' (allowed: {})", allowed.join(", ")),
     }

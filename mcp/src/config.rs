@@ -103,8 +103,8 @@ impl Config {
         let mut c = Config::default();
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         if let Some(path) = var("CURBI_MCP_KEYS_FILE") {
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("CURBI_MCP_KEYS_FILE {path}: {e}"))?;
-            c.keys = KeySet::from_json(&text).map_err(|e| format!("CURBI_MCP_KEYS_FILE {path}: {e}"))?;
+            let text = key_file_text("CURBI_MCP_KEYS_FILE", &path)?;
+            c.keys = KeySet::from_json(&text).map_err(|e| format!("CURBI_MCP_KEYS_FILE: {e}"))?;
         } else if let Some(text) = var("CURBI_MCP_KEYS") {
             c.keys = KeySet::from_json(&text).map_err(|e| format!("CURBI_MCP_KEYS: {e}"))?;
         }
@@ -186,20 +186,38 @@ fn receipt_keys(
     allow_test: Option<String>,
     now: Option<String>,
 ) -> Result<curbi::api::ReceiptVerifier, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("CURBI_RECEIPT_KEYS_FILE {path}: {e}"))?;
+    let text = key_file_text("CURBI_RECEIPT_KEYS_FILE", path)?;
     let jwks: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("CURBI_RECEIPT_KEYS_FILE {path}: not JSON: {e}"))?;
+        serde_json::from_str(&text).map_err(|e| format!("CURBI_RECEIPT_KEYS_FILE: not JSON: {e}"))?;
     let allow = match allow_test.as_deref().map(str::trim) {
         None | Some("0" | "false") => false,
         Some("1" | "true") => true,
-        Some(other) => return Err(format!("CURBI_RECEIPT_ALLOW_TEST: '{other}' is not 1, true, 0 or false")),
+        Some(other) => {
+            let other = curbi::error::excerpt(other);
+            return Err(format!("CURBI_RECEIPT_ALLOW_TEST: '{other}' is not 1, true, 0 or false"));
+        }
     };
     let mut config = serde_json::json!({"keys": jwks, "allowTest": allow});
     if let Some(n) = now {
         config["now"] = n.into();
     }
     curbi::api::ReceiptVerifier::from_json(config.to_string().as_bytes())
-        .map_err(|e| format!("CURBI_RECEIPT_KEYS_FILE {path}: {} at {} ({})", e.message, e.path, e.code.as_str()))
+        .map_err(|e| format!("CURBI_RECEIPT_KEYS_FILE: {} at {} ({})", e.message, e.path, e.code.as_str()))
+}
+
+/// The text of the key file that variable `name` names: opened without waiting and read only when it is a regular
+/// file (`curbi_recorder::open_regular`), at most 16 MiB. Messages name the variable, never its value, which may be
+/// the keys themselves set where their path belongs.
+fn key_file_text(name: &str, path: &str) -> Result<String, String> {
+    use std::io::Read;
+    const MAX_KEY_FILE: u64 = 16 << 20;
+    let mut text = String::new();
+    let file = curbi_recorder::open_regular(std::path::Path::new(path)).map_err(|e| format!("{name}: {e}"))?;
+    file.take(MAX_KEY_FILE + 1).read_to_string(&mut text).map_err(|e| format!("{name}: {e}"))?;
+    if text.len() as u64 > MAX_KEY_FILE {
+        return Err(format!("{name}: the file is over {MAX_KEY_FILE} bytes"));
+    }
+    Ok(text)
 }
 
 /// Shared state of one server: the configuration, the rate-limit windows and the pool the checks run on.

@@ -21,8 +21,10 @@ pub struct RpcError {
 }
 
 impl RpcError {
+    /// An error answer; a message that quotes input (a method or tool name) is bounded like every error's.
     pub fn new(status: StatusCode, code: i64, message: impl Into<String>) -> RpcError {
-        RpcError { status, id: Value::Null, code, message: message.into(), data: None, headers: Vec::new() }
+        let message = curbi::error::bounded(message.into());
+        RpcError { status, id: Value::Null, code, message, data: None, headers: Vec::new() }
     }
 
     pub fn with_id(mut self, id: &Value) -> RpcError {

@@ -97,7 +97,9 @@ impl ToolOutcome {
 
     /// An argument error in the Check API's error document: `{"error":{"code","message","path"}}`.
     pub fn error(code: &str, path: &str, message: impl Into<String>) -> ToolOutcome {
-        let doc = json!({"error": {"code": code, "message": message.into(), "path": path}});
+        // Bounded like every error's message and path: either may quote the caller's member names.
+        let (message, path) = (curbi::error::bounded(message.into()), curbi::error::bounded(path.to_owned()));
+        let doc = json!({"error": {"code": code, "message": message, "path": path}});
         ToolOutcome { text: doc.to_string(), is_error: true }
     }
 
@@ -120,7 +122,7 @@ fn check_arguments(tool: &Tool, args: &Value) -> Result<(), ToolOutcome> {
             return Err(ToolOutcome::error(
                 "unknown_field",
                 &format!("/{key}"),
-                format!("unknown member '{key}' (allowed: {})", allowed.join(", ")),
+                format!("unknown member '{}' (allowed: {})", curbi::error::excerpt(key), allowed.join(", ")),
             ));
         }
     }

@@ -3,7 +3,7 @@
 //! environment variable holding the same text. Neither the key nor the text is ever logged, echoed or put in an
 //! error message.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use curbi::encoding::{decode_url, encode_url};
@@ -70,32 +70,88 @@ pub fn parse_key(text: &str) -> Result<LoadedKey, Error> {
     Ok(LoadedKey { key, kid })
 }
 
-/// Reads the key file at `path`, which must be readable by its owner only (mode 0600 or stricter) on Unix.
+/// Reads the key file at `path`, which must be a regular file readable by its owner only (mode 0600 or stricter)
+/// on Unix. It is opened without waiting (a FIFO with no writer does not block) and judged on the opened handle, so
+/// nothing can be swapped in between the checks and the read. No message names the path: a caller may have passed
+/// the key's text where its path belongs.
 pub fn read_key_file(path: &Path) -> Result<LoadedKey, Error> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| bad(format!("cannot read the key file {shown}: {e}")))?;
+    let file = open_regular(path).map_err(|e| bad(format!("cannot read the key file: {e}")))?;
+    let meta = file.metadata().map_err(|e| bad(format!("cannot read the key file: {e}")))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = meta.permissions().mode();
         if mode & 0o077 != 0 {
-            return Err(bad(format!(
-                "the key file {shown} is readable by others (mode {:o}); chmod 600 it",
-                mode & 0o777
-            )));
+            return Err(bad(format!("the key file is readable by others (mode {:o}); chmod 600 it", mode & 0o777)));
         }
     }
-    if meta.len() > MAX_KEY_TEXT as u64 {
-        return Err(bad(format!("the key file {shown} is over {MAX_KEY_TEXT} bytes")));
+    let mut text = String::new();
+    file.take(MAX_KEY_TEXT as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| bad(format!("cannot read the key file: {e}")))?;
+    if text.len() > MAX_KEY_TEXT {
+        return Err(bad(format!("the key file is over {MAX_KEY_TEXT} bytes")));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read the key file {shown}: {e}")))?;
     parse_key(text.trim_end())
 }
 
-/// Reads the key from the environment variable `name`.
+/// Opens `path` for reading without waiting for a writer (a FIFO with no writer opens at once instead of blocking)
+/// and refuses it (`InvalidInput`, "it is a FIFO, not a regular file") unless the opened handle is a regular file:
+/// the check is on the handle (fstat), so nothing can be swapped in between. Symlinks are followed (a key mounted
+/// by an orchestrator is often one). Every file a key is read from is opened through this (the CLI's, the
+/// server's). Its errors never name the path.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() {
+        return Ok(file);
+    }
+    let t = meta.file_type();
+    let mut kind = if t.is_dir() { "a folder" } else { "not a regular file" };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            kind = "a FIFO";
+        } else if t.is_socket() {
+            kind = "a socket";
+        } else if t.is_char_device() || t.is_block_device() {
+            kind = "a device";
+        }
+    }
+    let why = format!("it is {kind}, not a regular file; nothing was read");
+    Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why))
+}
+
+/// Creates `path` new, readable and writable by its owner only (mode 0600 on Unix), writes `bytes` and syncs them.
+/// Never through a symlink and never over anything already there (`create_new`, with `O_NOFOLLOW`): an existing
+/// path, a dangling symlink included, is `AlreadyExists` and is left as it was. Every file a key is written to is
+/// created through this.
+pub fn create_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Reads the key from the environment variable `name`. A message never repeats `name`: a caller may have put the
+/// key's text where the variable's name belongs.
 pub fn read_key_env(name: &str) -> Result<LoadedKey, Error> {
     let text =
-        std::env::var(name).map_err(|_| bad(format!("the environment variable {name} is not set (or not UTF-8)")))?;
+        std::env::var(name).map_err(|_| bad("the environment variable named for the key is not set (or not UTF-8)"))?;
     parse_key(text.trim_end())
 }
 
@@ -120,19 +176,14 @@ pub fn generate_key_file(path: &Path, kid: Option<&str>) -> Result<String, Error
     let text = key_text(&seed, kid);
     seed.fill(0);
     let loaded = parse_key(&text)?;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
     let shown = path.display();
-    let mut file = options.open(path).map_err(|e| bad(format!("cannot create the key file {shown}: {e}")))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.write_all(b"\n"))
-        .and_then(|()| file.sync_all())
-        .map_err(|e| bad(format!("cannot write the key file {shown}: {e}")))?;
+    create_private(path, format!("{text}\n").as_bytes()).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            bad(format!("{shown} already exists (or is a symlink); nothing was written: remove it or name a new file"))
+        } else {
+            bad(format!("cannot write the key file {shown}: {e}"))
+        }
+    })?;
     Ok(loaded.kid)
 }
 
@@ -175,5 +226,33 @@ mod tests {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         let e = read_key_file(&path).expect_err("readable by others");
         assert!(e.message.contains("chmod 600"), "{}", e.message);
+        // A symlink, even a dangling one, is never written through.
+        let target = dir.path().join("target");
+        let link = dir.path().join("link.jwk");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        let e = generate_key_file(&link, None).expect_err("a symlink");
+        assert!(e.message.contains("already exists"), "{}", e.message);
+        assert!(!target.exists(), "nothing was created through the link");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_key_file_that_is_a_fifo_is_refused_without_waiting_and_no_message_names_the_path() {
+        let dir = tempfile::tempdir().expect("dir");
+        let fifo = dir.path().join("key.fifo");
+        assert!(
+            std::process::Command::new("mkfifo").arg("-m").arg("600").arg(&fifo).status().expect("mkfifo").success()
+        );
+        // No writer: a blocking open would never return (the test would hang rather than fail).
+        let e = read_key_file(&fifo).expect_err("a FIFO");
+        assert!(e.message.contains("a FIFO, not a regular file"), "{}", e.message);
+        let e = read_key_file(dir.path()).expect_err("a folder");
+        assert!(e.message.contains("a folder, not a regular file"), "{}", e.message);
+        // The key's text where its path belongs, or in place of a variable's name: never repeated.
+        let rfc = r#"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#;
+        for e in [read_key_file(Path::new(rfc)).expect_err("no such file"), read_key_env(rfc).expect_err("no such var")]
+        {
+            assert!(!e.message.contains("nWGxne") && !e.message.contains("kty"), "{}", e.message);
+        }
     }
 }

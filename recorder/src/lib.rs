@@ -15,7 +15,9 @@ pub mod tiles;
 mod tree;
 pub mod witness;
 
-pub use keyfile::{KEY_ENV, LoadedKey, generate_key_file, parse_key, read_key_env, read_key_file};
+pub use keyfile::{
+    KEY_ENV, LoadedKey, create_private, generate_key_file, open_regular, parse_key, read_key_env, read_key_file,
+};
 pub use recorder::{
     AttestRequest, Attested, BundleRequest, GrantInfo, Head, OpenAction, OpenActions, Outcome, Recorder,
     RecorderOptions, Select, Settled, StoredReceipt, SystemClock,

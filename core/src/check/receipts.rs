@@ -94,7 +94,7 @@ impl ReceiptVerifier {
         const MEMBERS: [&str; 3] = ["keys", "allowTest", "now"];
         let obj = value.as_object().ok_or_else(|| crate::json::wrong_type("", "a receipt keys object", value))?;
         if let Some(k) = obj.keys().find(|k| !MEMBERS.contains(&k.as_str())) {
-            let msg = format!("unknown member '{k}' (allowed: {})", MEMBERS.join(", "));
+            let msg = format!("unknown member '{}' (allowed: {})", crate::error::excerpt(k), MEMBERS.join(", "));
             return Err(Error::new(ErrorCode::UnknownField, member("", k), msg));
         }
         let keys = obj.get("keys").ok_or_else(|| {

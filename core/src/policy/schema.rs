@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::*;
 use crate::decimal::{Dec, DecError};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result, excerpt};
 use crate::json;
 use crate::pointer::{element, member, type_name};
 
@@ -130,7 +130,11 @@ impl Reader {
             Some((_, t)) => Some(*t),
             None => {
                 let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-                self.err(ErrorCode::InvalidEnum, path, format!("'{s}' is not one of: {}", names.join(", ")));
+                self.err(
+                    ErrorCode::InvalidEnum,
+                    path,
+                    format!("'{}' is not one of: {}", excerpt(&s), names.join(", ")),
+                );
                 None
             }
         }
@@ -156,11 +160,13 @@ impl Reader {
 
     /// A number read exactly; `exclusive_min` / `min` / `max` as in the schema.
     fn number(&mut self, v: &Value, path: &str, min: Dec, exclusive_min: bool, max: Option<Dec>) -> Option<Dec> {
-        let Value::Number(n) = v else {
+        let Value::Number(number) = v else {
             self.err(ErrorCode::InvalidType, path, format!("expected a number, got {}", type_name(v)));
             return None;
         };
-        let d = match Dec::from_json_number(n) {
+        // The number's text as messages quote it: a 10 MB number is an excerpt.
+        let n = excerpt(number.as_str());
+        let d = match Dec::from_json_number(number) {
             Ok(d) => d,
             Err(DecError::Negative) => {
                 self.err(ErrorCode::OutOfRange, path, format!("must be at least {}, got {n}", min.plain()));
@@ -247,7 +253,7 @@ impl Reader {
         let found = CheckerVersion::parse(&s);
         if found.is_none() {
             let names: Vec<&str> = CheckerVersion::ALL.iter().map(|v| v.as_str()).collect();
-            self.err(ErrorCode::InvalidEnum, path, format!("'{s}' is not one of: {}", names.join(", ")));
+            self.err(ErrorCode::InvalidEnum, path, format!("'{}' is not one of: {}", excerpt(&s), names.join(", ")));
         }
         found
     }
@@ -355,7 +361,7 @@ impl Reader {
             let ok = (1..=40).contains(&s.len())
                 && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
             if !ok {
-                self.err(ErrorCode::PatternMismatch, ip, format!("'{s}' must match ^[a-z0-9-]{{1,40}}$"));
+                self.err(ErrorCode::PatternMismatch, ip, format!("'{}' must match ^[a-z0-9-]{{1,40}}$", excerpt(&s)));
                 return None;
             }
             Some(s)
@@ -399,7 +405,11 @@ impl Reader {
         for (k, op) in m {
             let kp = member(path, k);
             if !((2..=20).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_lowercase())) {
-                self.err(ErrorCode::PatternMismatch, &kp, format!("action verb '{k}' must match ^[a-z]{{2,20}}$"));
+                self.err(
+                    ErrorCode::PatternMismatch,
+                    &kp,
+                    format!("action verb '{}' must match ^[a-z]{{2,20}}$", excerpt(k)),
+                );
                 continue;
             }
             if let Some(op) = self.string(op, &kp, 1, Some(60)) {

@@ -8,6 +8,10 @@ use crate::money::{self, AmountError, Currency, CurrencyError, MAX_SAFE};
 use crate::pointer::{element, member, type_name};
 use crate::time::{TimeError, Timestamp};
 
+/// The members of a JWK that hold private key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1): an unknown member so named
+/// is reported without its value.
+const PRIVATE_JWK_MEMBERS: [&str; 8] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
+
 /// A value as compact JSON for a reason's `actual`, cut to 80 characters.
 pub(crate) fn show(v: &Value) -> String {
     let s = v.to_string();
@@ -103,7 +107,12 @@ impl Reader {
                     ReasonCode::Malformed,
                     member(path, k),
                     format!("one of the members: {}", known.join(", ")),
-                    show(val),
+                    // A private JWK's secret, pasted where a public key belongs, is never repeated in a reason.
+                    if PRIVATE_JWK_MEMBERS.contains(&k.as_str()) {
+                        "(not shown: a private key member)".to_owned()
+                    } else {
+                        show(val)
+                    },
                     format!("unknown member {}: an unknown field never passes unnoticed", quote(k)),
                 );
             }

@@ -1,7 +1,8 @@
 //! The algorithm of `verify_bundle`, as a sequence of named phases: the trusted keys, the head, each receipt's own
 //! checks (on every core), duplicates, conflicts, the history, and the one finding that decides the verdict.
 
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -26,7 +27,7 @@ const MIN_PER_THREAD: usize = 32;
 /// Verifies a parsed bundle against the options. Never panics on any bundle or key set.
 pub fn verify_bundle(bundle: &ParsedBundle, options: &VerifyOptions) -> Verification {
     let outcomes =
-        |items: &[ParsedItem], ctx: &ItemCtx<'_>| Ok::<_, Infallible>(check_items(items, ctx, options.threads));
+        |items: &[ParsedItem], ctx: &ItemCtx<'_>| Ok::<_, Infallible>(check_items(items, 0, ctx, options.threads));
     match verify_bundle_with(bundle, options, None, outcomes) {
         Ok(v) => v,
         Err(never) => match never {},
@@ -45,15 +46,24 @@ fn verify_bundle_with<E>(
     if trusted.is_empty() {
         return Ok(no_trusted_keys(bundle, options));
     }
+    // Before any signature: a copy is never verified again, so copies add hashing, not verifications.
+    let copies = copies(&bundle.items);
     let pinned = pinned_witnesses(options);
     let head = match kept_head.and_then(|k| k.restore(&trusted)) {
         Some(head) => head,
         None => verify_head(bundle, &trusted, options, pinned),
     };
-    let ctx = ItemCtx { trusted: &trusted, mode: options.mode, head: head.as_ref().ok().map(|h| (h.size, h.root)) };
-    let outcomes = outcomes(&bundle.items, &ctx)?;
+    let head_at = head.as_ref().ok().map(|h| (h.size, h.root));
+    let ctx = ItemCtx { trusted: &trusted, mode: options.mode, head: head_at, copies: &copies };
+    let mut outcomes = outcomes(&bundle.items, &ctx)?;
+    // A copy shows what its first showed (its receipt when that one's signature verified).
+    for (i, first) in copies.iter().enumerate() {
+        if let Some(j) = *first {
+            outcomes[i].receipt = outcomes.get(j).and_then(|o| o.receipt.clone());
+        }
+    }
     let mut items = item_results(bundle, outcomes, &head);
-    mark_duplicates(&mut items);
+    mark_duplicates(&mut items, &copies);
     let conflicts = mark_conflicts(&mut items);
     // Only now is every item's reason final: a duplicate or a conflict overrides its own checks.
     for it in &mut items {
@@ -136,12 +146,14 @@ pub(crate) fn check_share(bundle: &ParsedBundle, options: &VerifyOptions, part: 
     }
     let head = verify_head(bundle, &trusted, options, pinned_witnesses(options));
     let kept_head = KeptHead::of(&head, &trusted);
-    let ctx = ItemCtx { trusted: &trusted, mode: options.mode, head: head.as_ref().ok().map(|h| (h.size, h.root)) };
+    let copies = copies(&bundle.items);
+    let head_at = head.as_ref().ok().map(|h| (h.size, h.root));
+    let ctx = ItemCtx { trusted: &trusted, mode: options.mode, head: head_at, copies: &copies };
     let n = bundle.items.len();
     let per = n.div_ceil(parts.max(1));
     let from = part.saturating_mul(per).min(n);
     let to = from.saturating_add(per).min(n);
-    let (outcomes, receipts) = check_items(&bundle.items[from..to], &ctx, options.threads)
+    let (outcomes, receipts) = check_items(&bundle.items[from..to], from, &ctx, options.threads)
         .into_iter()
         .map(|o| (ShareOutcome { finding: o.finding, read: o.receipt.is_some(), digest: o.digest }, o.receipt))
         .unzip();
@@ -294,6 +306,8 @@ impl<'a> Trusted<'a> {
     /// `env`'s signature under key `i`: [`VerifyingKey::verify`](crate::proof::VerifyingKey::verify), through the
     /// key's prepared table once it has verified enough envelopes (the same answer either way).
     fn verify(&self, i: usize, env: &Envelope) -> Result<(), SignatureError> {
+        #[cfg(test)]
+        tests::SIGNATURES.with(|n| n.set(n.get() + 1));
         let uses = &self.uses[i];
         // Only the call that counts the key's PREPARE_FROMth envelope builds its table; calls on other threads
         // meanwhile verify without it rather than wait.
@@ -420,16 +434,31 @@ fn item_result(
     }
 }
 
+/// For each item, the earlier item with the same signed bytes (keyed on their SHA-256), if any: one pass over the
+/// bundle that verifies nothing, so it runs before any signature is checked.
+fn copies(items: &[ParsedItem]) -> Vec<Option<usize>> {
+    // SipHash, not Fx: the digests are of the caller's bytes.
+    let mut first: HashMap<[u8; 32], usize> = HashMap::with_capacity(items.len());
+    let mut first_of = |(i, item): (usize, &ParsedItem)| match first.entry(item.receipt.digest()) {
+        Entry::Occupied(e) => Some(*e.get()),
+        Entry::Vacant(e) => {
+            e.insert(i);
+            None
+        }
+    };
+    items.iter().enumerate().map(&mut first_of).collect()
+}
+
+fn duplicate_message(first: usize) -> String {
+    format!("the same signed receipt as item {first}; it counts once")
+}
+
 /// Duplicates: the same signed bytes again count once.
-fn mark_duplicates(items: &mut [ItemResult]) {
-    let mut first: FxHashMap<&str, usize> = FxHashMap::default();
-    let digests: Vec<String> = items.iter().map(|i| i.digest.clone()).collect();
-    for (i, d) in digests.iter().enumerate() {
-        if let Some(&j) = first.get(d.as_str()) {
-            items[i].reason = Reason::Duplicate;
-            items[i].message = format!("the same signed receipt as item {j}; it counts once");
-        } else {
-            first.insert(d, i);
+fn mark_duplicates(items: &mut [ItemResult], copies: &[Option<usize>]) {
+    for (item, first) in items.iter_mut().zip(copies) {
+        if let Some(j) = *first {
+            item.reason = Reason::Duplicate;
+            item.message = duplicate_message(j);
         }
     }
 }
@@ -576,6 +605,8 @@ struct ItemCtx<'a> {
     trusted: &'a Trusted<'a>,
     mode: Mode,
     head: Option<(u64, Hash)>,
+    /// [`copies`] of the whole bundle: a copy is answered `duplicate` without being checked again.
+    copies: &'a [Option<usize>],
 }
 
 pub(crate) fn check_envelope<'a>(env: &Envelope, trusted: &Trusted<'a>, what: &str) -> Result<&'a TrustedKey, String> {
@@ -586,8 +617,11 @@ pub(crate) fn check_envelope<'a>(env: &Envelope, trusted: &Trusted<'a>, what: &s
     Ok(key)
 }
 
-fn check_item(item: &ParsedItem, ctx: &ItemCtx<'_>, memo: &mut merkle::PathMemo) -> ItemOutcome {
+fn check_item(index: usize, item: &ParsedItem, ctx: &ItemCtx<'_>, memo: &mut merkle::PathMemo) -> ItemOutcome {
     let digest = item.receipt.digest();
+    if let Some(&Some(first)) = ctx.copies.get(index) {
+        return ItemOutcome { finding: Some((Reason::Duplicate, duplicate_message(first))), digest, receipt: None };
+    }
     let fail = |reason: Reason, message: String, receipt: Option<Receipt>| ItemOutcome {
         finding: Some((reason, message)),
         digest,
@@ -650,26 +684,29 @@ fn check_item(item: &ParsedItem, ctx: &ItemCtx<'_>, memo: &mut merkle::PathMemo)
     }
 }
 
-/// One thread's run of consecutive receipts, checked in order (their inclusion proofs share one [`merkle::PathMemo`]).
-fn check_run(items: &[ParsedItem], ctx: &ItemCtx<'_>) -> Vec<ItemOutcome> {
+/// One thread's run of consecutive receipts, the first at bundle index `from`, checked in order (their inclusion
+/// proofs share one [`merkle::PathMemo`]).
+fn check_run(items: &[ParsedItem], from: usize, ctx: &ItemCtx<'_>) -> Vec<ItemOutcome> {
     let mut memo = merkle::PathMemo::default();
-    items.iter().map(|i| check_item(i, ctx, &mut memo)).collect()
+    items.iter().enumerate().map(|(k, i)| check_item(from + k, i, ctx, &mut memo)).collect()
 }
 
-fn check_items(items: &[ParsedItem], ctx: &ItemCtx<'_>, threads: usize) -> Vec<ItemOutcome> {
+/// The own checks of `items`, the first at bundle index `from`.
+fn check_items(items: &[ParsedItem], from: usize, ctx: &ItemCtx<'_>, threads: usize) -> Vec<ItemOutcome> {
     let available = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
     let threads = if threads == 0 { available } else { threads };
     let threads = threads.min(items.len() / MIN_PER_THREAD).max(1);
     if threads == 1 {
-        return check_run(items, ctx);
+        return check_run(items, from, ctx);
     }
     let chunk = items.len().div_ceil(threads);
     std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(threads);
-        for part in items.chunks(chunk) {
-            let work = move || check_run(part, ctx);
+        for (k, part) in items.chunks(chunk).enumerate() {
+            let start = from + k * chunk;
+            let work = move || check_run(part, start, ctx);
             // No thread to be had: the chunk is done below, on this thread, in order.
-            handles.push(std::thread::Builder::new().spawn_scoped(s, work).map_err(|_| part));
+            handles.push(std::thread::Builder::new().spawn_scoped(s, work).map_err(|_| (part, start)));
         }
         let mut out = Vec::with_capacity(items.len());
         for h in handles {
@@ -678,7 +715,7 @@ fn check_items(items: &[ParsedItem], ctx: &ItemCtx<'_>, threads: usize) -> Vec<I
                     Ok(v) => out.extend(v),
                     Err(p) => std::panic::resume_unwind(p),
                 },
-                Err(part) => out.extend(check_run(part, ctx)),
+                Err((part, start)) => out.extend(check_run(part, start, ctx)),
             }
         }
         out
@@ -691,6 +728,59 @@ mod tests {
     use super::*;
     use crate::proof::envelope::Kind;
     use crate::proof::keys::SigningKey;
+
+    thread_local! {
+        /// Signatures verified through [`Trusted::verify`] on this thread: the work a bundle's receipts cost.
+        pub(super) static SIGNATURES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Signatures verified by verifying `bundle` (with copies of its receipts appended: item `i` of `copies` is a
+    /// copy of item `copies[i]`) on this thread, and the verdict.
+    fn verify_counting(bundle: &serde_json::Value, keys: &serde_json::Value, copies: &[usize]) -> (u64, Verification) {
+        let mut bundle = bundle.clone();
+        let receipts = bundle["receipts"].as_array_mut().unwrap();
+        for &c in copies {
+            let copy = receipts[c].clone();
+            receipts.push(copy);
+        }
+        let parsed = ParsedBundle::from_text(&bundle.to_string(), "/bundle").unwrap();
+        let request = serde_json::json!({"keys": keys, "allowTest": true});
+        let mut options = VerifyOptions::from_request(request.as_object().unwrap(), &[]).unwrap();
+        options.threads = 1;
+        let before = SIGNATURES.with(std::cell::Cell::get);
+        let v = verify_bundle(&parsed, &options);
+        (SIGNATURES.with(std::cell::Cell::get) - before, v)
+    }
+
+    #[test]
+    fn copies_of_receipts_cost_no_signature_and_the_first_copy_decides() {
+        let (bundle, keys) = curbi_testkit::large_bundle(6, true).unwrap();
+        let keys = keys.to_value();
+        let (alone, v) = verify_counting(&bundle, &keys, &[]);
+        assert!(v.ok, "{}", v.message);
+        // Six receipts and their six attestations.
+        assert_eq!(alone, 12);
+        // Generated copy lists, from a fixed linear congruential sequence: any number of copies of any receipts
+        // (copies of copies included) adds no signature check, and the first copy is the verdict.
+        let mut state = 7u64;
+        for n in [1usize, 2, 17, 300, 3000] {
+            let mut copies = Vec::with_capacity(n);
+            for k in 0..n {
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                copies.push(usize::try_from(state >> 33).unwrap() % (6 + k));
+            }
+            let (work, v) = verify_counting(&bundle, &keys, &copies);
+            assert_eq!(work, alone, "{n} copies");
+            assert_eq!(v.reason, Reason::Duplicate, "{n} copies");
+            assert_eq!(v.path, "/bundle/receipts/6");
+            let first = copies[0];
+            assert_eq!(v.message, format!("item 6: the same signed receipt as item {first}; it counts once"));
+            // A copy shows the receipt its first showed.
+            assert_eq!(v.items[6].receipt, v.items[first].receipt);
+            assert!(v.items[6].receipt.is_some());
+            assert_eq!(v.items.iter().filter(|i| i.reason == Reason::Duplicate).count(), n);
+        }
+    }
 
     /// Held by the tests that build many tables or look one up in RECENT_TABLES, so that one does not push out the
     /// table the other looks for (the other tests use a few keys, each taking one place).
