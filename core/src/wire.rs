@@ -218,7 +218,7 @@ pub fn find_one_within(
 ) -> Result<Option<(Vec<Finding>, &'static str, usize)>> {
     let mut run = receipt_run(policy, options.verify, [(options.record.as_ref(), "/record")])?;
     let trust = record_trust(options.verify, run.is_some());
-    let found = policy.check_with(reply, options.record.as_ref(), options.version, run.as_mut(), budget);
+    let found = policy.check_with(reply, options.record.as_ref(), options.version.reading(), run.as_mut(), budget);
     Ok(found.map(|(f, left)| (f, trust, left)))
 }
 
@@ -272,7 +272,7 @@ pub fn find_cases_within(
     let mut found = Vec::with_capacity(cases.len());
     for c in cases {
         let record = c.record.as_ref().or(options.record.as_ref());
-        let Some((f, rest)) = policy.check_with(&c.reply, record, options.version, run.as_mut(), left) else {
+        let Some((f, rest)) = policy.check_with(&c.reply, record, options.version.reading(), run.as_mut(), left) else {
             return Ok(None);
         };
         left = rest;

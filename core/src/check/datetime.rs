@@ -3,7 +3,7 @@
 //! Durations ("10 minutes early", "in 2 hours") are never times: a time needs a colon, am/pm, or noon/midnight.
 
 use super::text::Text;
-use crate::policy::CheckerVersion;
+use crate::policy::Reading;
 
 /// A time or date found in a reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,9 +188,9 @@ pub(crate) fn times_in(text: &Text<'_>) -> Vec<Found<u16>> {
     scan(text.src, starts(text, |c| c.is_ascii_digit() || matches!(c | 0x20, b'n' | b'm')), time_at)
 }
 
-/// 2026-12-04: every clock time in a reply, each with the other reading of a twelve-hour time written without am/pm
-/// ("3:30" may be 15:30). Such a time takes the am/pm of a range's end after it ("3:30–4:00 PM", "11:30 to 1:00 PM"
-/// is 11:30 AM, the reading that starts before the end) or of a part of the day after it ("3:30 this afternoon",
+/// `twelve_hour_either`: every clock time in a reply, each with the other reading of a twelve-hour time written without
+/// am/pm ("3:30" may be 15:30). Such a time takes the am/pm of a range's end after it ("3:30–4:00 PM", "11:30 to 1:00
+/// PM" is 11:30 AM, the reading that starts before the end) or of a part of the day after it ("3:30 this afternoon",
 /// "9:15 in the morning"); otherwise either reading is what the reply states.
 pub(crate) fn times_in_04(text: &Text<'_>) -> Vec<(Found<u16>, Option<u16>)> {
     let s = text.src;
@@ -270,9 +270,9 @@ fn valid(m: u32, d: u32) -> bool {
 }
 
 /// A date starting at byte `i`.
-/// `mended`: checker 2026-12-03's reading, where lower-case `may` is never the month in either order ("2 may
-/// arrive") and a period after the month is the date's only after an abbreviation with a year to follow.
-fn date_at(s: &str, i: usize, mended: bool) -> Option<Found<Date>> {
+/// `lower_may`: lower-case `may` is never the month in either order ("2 may arrive"); `period_with_year`: a period
+/// after the month is the date's only after an abbreviation with a year to follow (the behaviours of those names).
+fn date_at(s: &str, i: usize, lower_may: bool, period_with_year: bool) -> Option<Found<Date>> {
     let b = s.as_bytes();
     let boundary = i == 0 || !(alpha_at(b, i - 1) || matches!(b[i - 1], b'/' | b'-' | b'.' | b':'));
     if !boundary {
@@ -360,14 +360,17 @@ fn date_at(s: &str, i: usize, mended: bool) -> Option<Found<Date>> {
                 j += 1;
             }
             let word = &s[ws..j];
-            if let Some(m) = month_of(word).filter(|_| !mended || word != "may")
+            if let Some(m) = month_of(word).filter(|_| !lower_may || word != "may")
                 && valid(u32::from(m), d)
             {
                 let mut end = j;
-                // 2026-12-03: an abbreviation's period is the date's only when the date goes on ("3 Nov. 2026");
-                // otherwise it ends the sentence ("on 4 Nov.", "on 4 May.").
-                let takes_period =
-                    if mended { is_abbreviation(word) && year_after(b, end + 1).is_some() } else { word.len() == 3 };
+                // `period_with_year`: an abbreviation's period is the date's only when the date goes on ("3 Nov.
+                // 2026"); otherwise it ends the sentence ("on 4 Nov.", "on 4 May.").
+                let takes_period = if period_with_year {
+                    is_abbreviation(word) && year_after(b, end + 1).is_some()
+                } else {
+                    word.len() == 3
+                };
                 if b.get(end) == Some(&b'.') && takes_period {
                     end += 1;
                 }
@@ -388,15 +391,15 @@ fn is_abbreviation(word: &str) -> bool {
 }
 
 /// Every date in a reply, tried at word starts that can open one: a digit or a month's first letter.
-pub(crate) fn dates_in(text: &Text<'_>, version: CheckerVersion) -> Vec<Found<Date>> {
+pub(crate) fn dates_in(text: &Text<'_>, reading: &Reading) -> Vec<Found<Date>> {
     let opens = |c: u8| c.is_ascii_digit() || (c.is_ascii_alphabetic() && b"jfmasond".contains(&(c | 0x20)));
-    let mended = version.mends_2026_12_03();
-    scan(text.src, starts(text, opens), |s, i| date_at(s, i, mended))
+    let (lower_may, period) = (reading.lower_may_no_month, reading.month_period_with_year);
+    scan(text.src, starts(text, opens), |s, i| date_at(s, i, lower_may, period))
 }
 
 /// Every date in `s`, trying every position (for record values, read the same in every version).
 pub(crate) fn find_dates(s: &str) -> Vec<Found<Date>> {
-    scan(s, s.char_indices().map(|(i, _)| i), |s, i| date_at(s, i, false))
+    scan(s, s.char_indices().map(|(i, _)| i), |s, i| date_at(s, i, false, false))
 }
 
 /// A time fact's value: one clock time and nothing else, or a 24-hour `HH:MM[:SS]`.

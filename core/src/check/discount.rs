@@ -4,8 +4,9 @@
 
 use super::money::{Money, number_word};
 use super::text::Text;
+use super::words::{AMOUNT_OFF, DEAL_FOLLOWERS, SAVE};
 use crate::decimal::Dec;
-use crate::policy::CheckerVersion;
+use crate::policy::Reading;
 
 /// A discount claim in a reply.
 #[derive(Debug, Clone, Copy)]
@@ -24,13 +25,10 @@ pub(crate) enum ClaimKind {
     Dollars(usize),
 }
 
-const AFTER: &[&str] = &["off", "discount", "discounted"];
-
-/// A word that makes the amount before it a discount claim; 2026-12-01 adds `sale` ("a 40% sale").
+/// A word that makes the amount before it a discount claim; `deal_shapes` adds `sale` ("a 40% sale").
 fn after_word(w: &str, sale: bool) -> bool {
-    AFTER.contains(&w) || (sale && w == "sale")
+    AMOUNT_OFF.contains(&w) || (sale && w == "sale")
 }
-const SAVE: &[&str] = &["save", "saves", "saving"];
 
 /// The token right after token `k`, if only spaces, a hyphen or a percent sign separate them.
 fn next_adjacent(text: &Text<'_>, k: usize) -> Option<usize> {
@@ -75,7 +73,7 @@ fn share(part: u32, whole: u32) -> Dec {
     Dec(i128::from(part) * 100 * 1_000_000 / i128::from(whole.max(1)))
 }
 
-/// 2026-12-01: deal shapes at token `i` — "buy one, get one free" (and "buy 2 get 1 free", "buy one get one half
+/// `deal_shapes`: deal shapes at token `i` — "buy one, get one free" (and "buy 2 get 1 free", "buy one get one half
 /// off"), "BOGO", "2 for 1" / "3 for 2" / "two-for-one": the discount they are (free / (bought + free), the half
 /// of it for "half off"; (N − M) / N for "N for M"). Returns the claim's last token and percent.
 fn deal_at(text: &Text<'_>, i: usize) -> Option<(usize, Dec)> {
@@ -108,31 +106,9 @@ fn deal_at(text: &Text<'_>, i: usize) -> Option<(usize, Dec)> {
             let decimal = b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(u8::is_ascii_digit);
             let money_before = text.toks[i].start > 0 && b[text.toks[i].start - 1] == b'$';
             // "3 for 2 people" counts people: a word right after the deal must name the deal or open what follows.
-            let next_ok = next_adjacent(text, i + 2).filter(|_| word(i + 3).is_some()).is_none_or(|k| {
-                matches!(
-                    text.word_at(k),
-                    "deal"
-                        | "deals"
-                        | "offer"
-                        | "special"
-                        | "sale"
-                        | "promotion"
-                        | "promo"
-                        | "pricing"
-                        | "on"
-                        | "this"
-                        | "today"
-                        | "now"
-                        | "until"
-                        | "through"
-                        | "when"
-                        | "with"
-                        | "at"
-                        | "in"
-                        | "for"
-                        | "if"
-                )
-            });
+            let next_ok = next_adjacent(text, i + 2)
+                .filter(|_| word(i + 3).is_some())
+                .is_none_or(|k| DEAL_FOLLOWERS.contains(&text.word_at(k)));
             (n > m && !decimal && !money_before && next_ok && b.get(end) != Some(&b'%'))
                 .then(|| (i + 2, share(n - m, n)))
         }
@@ -140,8 +116,8 @@ fn deal_at(text: &Text<'_>, i: usize) -> Option<(usize, Dec)> {
 }
 
 /// Every discount claim, in order of position.
-pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) -> Vec<Claim> {
-    let sale = version.reads_roles();
+pub(crate) fn find(text: &Text<'_>, money: &[Money], reading: &Reading) -> Vec<Claim> {
+    let sale = reading.deal_shapes;
     let s = text.src;
     let b = s.as_bytes();
     let mut out = Vec::new();
@@ -179,9 +155,9 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) ->
             continue;
         }
         // A number followed by % or "percent".
-        // 2026-12-04: a decimal comma in a percent ("12,5% off"); its second part is not a percent of its own.
-        let mended = version.mends_2026_12_04();
-        let after_comma = mended && tok.start >= 2 && b[tok.start - 1] == b',' && b[tok.start - 2].is_ascii_digit();
+        // `percent_decimal_comma`: "12,5% off"; its second part is not a percent of its own.
+        let decimal = reading.percent_decimal_comma;
+        let after_comma = decimal && tok.start >= 2 && b[tok.start - 1] == b',' && b[tok.start - 2].is_ascii_digit();
         if w.bytes().all(|c| c.is_ascii_digit()) && (tok.start == 0 || b[tok.start - 1] != b'.') && !after_comma {
             let mut num_end = tok.end;
             let mut last = i;
@@ -192,7 +168,7 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) ->
             if b.get(num_end) == Some(&b'.') && fraction_next {
                 num_end = text.toks[i + 1].end;
                 last = i + 1;
-            } else if mended && b.get(num_end) == Some(&b',') && fraction_next && text.word_at(i + 1).len() <= 2 {
+            } else if decimal && b.get(num_end) == Some(&b',') && fraction_next && text.word_at(i + 1).len() <= 2 {
                 num_end = text.toks[i + 1].end;
                 last = i + 1;
                 comma = true;
@@ -238,9 +214,9 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], version: CheckerVersion) ->
             continue;
         };
         let last = text.tok_containing(m.end.saturating_sub(1)).unwrap_or(first);
-        // 2026-12-04: "$119.20 discounted" and "a $119.20 sale price" state a price, not an amount off.
+        // `dollar_sale_is_price`: "$119.20 discounted" and "a $119.20 sale price" state a price, not an amount off.
         let amount_off = |w: &str| {
-            if version.mends_2026_12_04() { matches!(w, "off" | "discount") } else { after_word(w, sale) }
+            if reading.dollar_sale_is_price { matches!(w, "off" | "discount") } else { after_word(w, sale) }
         };
         if let Some(n) =
             next_adjacent(text, last).filter(|&n| amount_off(text.word_at(n)) && text.toks[n].start <= m.end + 1)

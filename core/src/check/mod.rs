@@ -11,11 +11,12 @@ mod role;
 mod rules;
 pub mod span;
 pub(crate) mod text;
+mod words;
 
 use std::sync::Arc;
 
 use crate::decimal::Dec;
-use crate::policy::{CheckerVersion, MatchMode, Policy};
+use crate::policy::{MatchMode, Policy, Reading};
 use phrase::{Matcher, Mode, Phrase};
 pub(crate) use receipts::ReceiptRun;
 pub use receipts::{Clock, ReceiptVerifier};
@@ -188,8 +189,14 @@ impl CompiledPolicy {
     /// Checks one reply against this policy and a caller-supplied record. Findings are sorted by span start, then
     /// rule; the same input always gives the same findings.
     /// Receipts in the record are not looked at here: `wire::check_one` checks them when the policy has a verifier.
-    pub fn check(&self, reply: &str, record: Option<&CompiledRecord>, version: CheckerVersion) -> Vec<Finding> {
-        rules::check(self, reply, record, version, None, usize::MAX).map(|(f, _)| f).unwrap_or_default()
+    /// `reading` is a checker version's row of the reading table (a checker version converts into its row).
+    pub fn check(
+        &self,
+        reply: &str,
+        record: Option<&CompiledRecord>,
+        reading: impl Into<&'static Reading>,
+    ) -> Vec<Finding> {
+        rules::check(self, reply, record, reading.into(), None, usize::MAX).map(|(f, _)| f).unwrap_or_default()
     }
 
     /// [`check`](Self::check) within an output budget: findings are counted as they are made (rule, text and why,
@@ -199,10 +206,10 @@ impl CompiledPolicy {
         &self,
         reply: &str,
         record: Option<&CompiledRecord>,
-        version: CheckerVersion,
+        reading: impl Into<&'static Reading>,
         budget: usize,
     ) -> Option<(Vec<Finding>, usize)> {
-        rules::check(self, reply, record, version, None, budget.min(usize::MAX - 1))
+        rules::check(self, reply, record, reading.into(), None, budget.min(usize::MAX - 1))
     }
 
     /// [`check_within`](Self::check_within) with claimed actions judged by a request's receipts; `budget`
@@ -211,11 +218,11 @@ impl CompiledPolicy {
         &self,
         reply: &str,
         record: Option<&CompiledRecord>,
-        version: CheckerVersion,
+        reading: &Reading,
         run: Option<&mut ReceiptRun<'_>>,
         budget: usize,
     ) -> Option<(Vec<Finding>, usize)> {
-        rules::check(self, reply, record, version, run, budget)
+        rules::check(self, reply, record, reading, run, budget)
     }
 }
 

@@ -3,8 +3,9 @@
 //! A number is money only with a currency marker, so phone, order and suite numbers, versions, card endings,
 //! "5–7 business days" and "99.9% uptime" never are. Amounts are exact decimals.
 
+use super::words::{CURRENCY_CODES_MORE, RANGE_FOLLOWERS};
 use crate::decimal::{Dec, MAX_UNITS, SCALE};
-use crate::policy::CheckerVersion;
+use crate::policy::Reading;
 
 /// The currency an amount is stated in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,8 +65,8 @@ fn dollar_prefix(letters: &str) -> Option<Currency> {
     })
 }
 
-/// 2026-12-04: the code of a currency written with `$`, glued to it or one space before it (`NZD$49`, `AUD $49`,
-/// `USD $49`): its start and currency. Other codes before `$` ("EUR $49") say nothing about the `$`.
+/// `dollar_code_before`: the code of a currency written with `$`, glued to it or one space before it (`NZD$49`, `AUD
+/// $49`, `USD $49`): its start and currency. Other codes before `$` ("EUR $49") say nothing about the `$`.
 fn dollar_code_before(s: &str, dollar: usize) -> Option<(usize, Currency)> {
     let b = s.as_bytes();
     let end = if dollar > 0 && b[dollar - 1] == b' ' { dollar - 1 } else { dollar };
@@ -119,19 +120,15 @@ fn code_currency(word: &str) -> Option<Currency> {
     })
 }
 
-/// 2026-12-04: more currency codes, in capitals (codes that are common words in capitals, `PHP`, `MAD`, `PEN`, are
-/// left out: "PHP 8.2" is a version).
+/// `more_currencies`: more currency codes, in capitals (codes that are common words in capitals, `PHP`, `MAD`, `PEN`,
+/// are left out: "PHP 8.2" is a version).
 fn more_code(word: &str) -> Option<Currency> {
-    const CODES: &[&str] = &[
-        "ARS", "BDT", "BGN", "CLP", "COP", "CZK", "EGP", "HUF", "IDR", "ILS", "ISK", "KES", "KWD", "LKR", "MYR", "NGN",
-        "PKR", "QAR", "RON", "RUB", "SAR", "THB", "TWD", "UAH", "VND",
-    ];
     (word.len() == 3 && word.bytes().all(|c| c.is_ascii_uppercase()))
-        .then(|| CODES.iter().find(|&&c| c == word).map(|&c| Currency::Other(c)))
+        .then(|| CURRENCY_CODES_MORE.iter().find(|&&c| c == word).map(|&c| Currency::Other(c)))
         .flatten()
 }
 
-/// 2026-12-04: currency signs and abbreviations written after the number (`149 zł`, `149 Kč`, `590 руб`, `59元`).
+/// `more_currencies`: currency signs and abbreviations written after the number (`149 zł`, `149 Kč`, `590 руб`, `59元`).
 const SIGNS_AFTER: &[(&str, &str)] = &[
     ("zł", "PLN"),
     ("Kč", "CZK"),
@@ -235,8 +232,8 @@ fn nation_currency(w: &str) -> Option<Currency> {
     })
 }
 
-/// 2026-12-01: a currency named in words after a number (`79 Swiss francs`, `79 Canadian dollars`, `79 pesos`),
-/// or after a `$` amount (`$79 Canadian`): (end, currency). Adjectives of a nation take its currency, whatever
+/// `currency_after_amount`: a currency named in words after a number (`79 Swiss francs`, `79 Canadian dollars`, `79
+/// pesos`), or after a `$` amount (`$79 Canadian`): (end, currency). Adjectives of a nation take its currency, whatever
 /// noun follows; a noun alone names the currency it usually means. `pounds` alone is a weight and is not read.
 fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Currency)> {
     let w1 = ascii_word_at(s, i);
@@ -334,10 +331,12 @@ pub(crate) fn number_word(w: &str) -> Option<u32> {
     })
 }
 
-/// 2026-12-01: a whole number in words at `i`: "forty-nine", "one hundred and forty-nine", "a hundred",
-/// "five thousand". Returns its end and value. Words are joined by one space or a hyphen. `scales` (2026-12-04):
-/// `million` and `billion` too ("two million", "a billion", "two million five hundred thousand").
-fn number_words(s: &str, i: usize, scales: bool) -> Option<(usize, Dec)> {
+/// `amount_words`: a whole number in words at `i`: "forty-nine", "one hundred and forty-nine", "a hundred",
+/// "five thousand". Returns its end and value. Words are joined by one space or a hyphen. With `scale_words`,
+/// `million` and `billion` too ("two million", "a billion", "two million five hundred thousand"); with `scale_comma`,
+/// a comma after a scale word goes on with the number.
+fn number_words(s: &str, i: usize, reading: &Reading) -> Option<(usize, Dec)> {
+    let scales = reading.scale_words;
     let b = s.as_bytes();
     let (mut total, mut current, mut end, mut any) = (0u64, 0u64, i, false);
     let mut j = i;
@@ -367,9 +366,13 @@ fn number_words(s: &str, i: usize, scales: bool) -> Option<(usize, Dec)> {
             end = j + w.len();
         }
         j += w.len();
-        // 2026-12-04: "one thousand, one hundred forty-nine": a comma after a scale word goes on with the number.
+        // `scale_comma`: "one thousand, one hundred forty-nine": a comma after a scale word goes on with the number.
         let scale_word = is("thousand") || is("million") || is("billion");
-        if scales && scale_word && s[j..].starts_with(", ") && number_word(ascii_word_at(s, j + 2)).is_some() {
+        if reading.scale_comma
+            && scale_word
+            && s[j..].starts_with(", ")
+            && number_word(ascii_word_at(s, j + 2)).is_some()
+        {
             j += 2;
         } else if matches!(b.get(j), Some(b' ' | b'-')) {
             j += 1;
@@ -383,7 +386,7 @@ fn number_words(s: &str, i: usize, scales: bool) -> Option<(usize, Dec)> {
     (any && value <= most).then(|| (end, Dec(i128::from(value) * crate::decimal::SCALE)))
 }
 
-/// 2026-12-01: what a bare `$` amount's currency really is when a code or a nation follows it (`$79 NZD`,
+/// `currency_after_amount`: what a bare `$` amount's currency really is when a code or a nation follows it (`$79 NZD`,
 /// `$79 (CAD)`, `$79 Canadian`, `$79 USD`): (end of the marker, closing parenthesis included; currency).
 fn dollar_suffix(s: &str, end: usize) -> Option<(usize, Currency)> {
     let b = s.as_bytes();
@@ -437,7 +440,7 @@ fn alnum_before(s: &str, i: usize) -> bool {
     }
 }
 
-fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
+fn read_number(s: &str, i: usize, reading: &Reading) -> Option<Number> {
     let b = s.as_bytes();
     let mut j = i;
     // Millionths, accumulated exactly; `None` once the number no longer fits or is too precise.
@@ -460,12 +463,12 @@ fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
         }
     }
     let mut frac_len = 0usize;
-    // 2026-12-04: money written the European way. A comma with one or two digits after it is a decimal comma
+    // `decimal_comma`: money written the European way. A comma with one or two digits after it is a decimal comma
     // (`49,90 €`, `€1,5 million`); with one, periods before it group thousands (`1.299,00 €`). Without a decimal
-    // comma a period stays the decimal point (`1.299 €` is 1.299), as in every earlier version. Commas between
+    // comma a period stays the decimal point (`1.299 €` is 1.299), as without it. Commas between
     // pairs of digits before a group of three are Indian grouping (`₹1,29,999`), never a decimal comma.
     let mut decimal_comma = None;
-    if version.mends_2026_12_04() {
+    if reading.decimal_comma {
         let plain = j == i + int_len;
         if plain && (1..=2).contains(&int_len) {
             let mut m = j;
@@ -525,7 +528,7 @@ fn read_number(s: &str, i: usize, version: CheckerVersion) -> Option<Number> {
     }
     let scale = 10i128.pow(6 - frac_len.min(6) as u32);
     let mut value = units.and_then(|u| u.checked_mul(scale)).filter(|&u| u <= MAX_UNITS * SCALE).map(Dec);
-    if version >= CheckerVersion::V2026_11_01 {
+    if reading.magnitudes {
         // Magnitudes glued to the number (`$10k`, `$1.5M`, `$2bn`) or spelled out (`$2 million`).
         let glued = ascii_word_at(s, j);
         let mult: Option<(i128, usize)> = match glued {
@@ -575,7 +578,7 @@ fn skip_space(s: &str, i: usize) -> usize {
 }
 
 /// Every amount in `s`, in order of position.
-pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
+pub(crate) fn find(s: &str, reading: &Reading) -> Vec<Money> {
     let mut out: Vec<Money> = Vec::with_capacity(8);
     let b = s.as_bytes();
     let mut i = 0;
@@ -612,7 +615,7 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 {
                     cur = pc;
                     start = k;
-                } else if version.mends_2026_12_04()
+                } else if reading.dollar_code_before
                     && let Some((code_start, pc)) = dollar_code_before(s, i)
                 {
                     cur = pc;
@@ -626,37 +629,36 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
         } else if c.is_ascii_alphabetic() && !alnum_before(s, i) {
             let w = ascii_word_at(s, i);
             // Every code is two or three letters: longer words need no lookup.
-            let mended = version.mends_2026_12_04();
             if w.len() <= 3
-                && let Some(cur) = code_currency(w).or_else(|| more_code(w).filter(|_| mended))
+                && let Some(cur) = code_currency(w).or_else(|| more_code(w).filter(|_| reading.more_currencies))
             {
                 let n = skip_space(s, i + w.len());
                 if n < b.len() && number_starts(s, n) {
                     prefix = Some((i, n, cur));
                 }
             }
-            // 2026-12-04: "Rs 4,999", "Rs. 4,999" (rupees).
-            if mended && prefix.is_none() && w == "Rs" {
+            // `more_currencies`: "Rs 4,999", "Rs. 4,999" (rupees).
+            if reading.more_currencies && prefix.is_none() && w == "Rs" {
                 let dot = usize::from(b.get(i + 2) == Some(&b'.'));
                 let n = skip_space(s, i + 2 + dot);
                 if n > i + 2 && n < b.len() && number_starts(s, n) {
                     prefix = Some((i, n, Currency::Other("INR")));
                 }
             }
-            // 2026-12-01: an amount in words before a currency word ("forty-nine dollars").
+            // `amount_words`: an amount in words before a currency word ("forty-nine dollars").
             if prefix.is_none()
-                && version.reads_roles()
+                && reading.amount_words
                 && (number_word(w).is_some()
                     || w.eq_ignore_ascii_case("a")
                         && (s[i + 1..].starts_with(" hundred")
                             || s[i + 1..].starts_with(" thousand")
-                            || version.mends_2026_12_04()
+                            || reading.scale_words
                                 && (s[i + 1..].starts_with(" million") || s[i + 1..].starts_with(" billion"))))
-                && let Some((end, value)) = number_words(s, i, version.mends_2026_12_04())
+                && let Some((end, value)) = number_words(s, i, reading)
             {
                 let n = skip_space(s, end);
                 let spelled = || spelled_currency(s, n, false).filter(|_| n > end).map(|(e, c)| (e, c, false));
-                if let Some((cend, cur, cents)) = suffix_currency(s, end, version).or_else(spelled) {
+                if let Some((cend, cur, cents)) = suffix_currency(s, end, reading).or_else(spelled) {
                     let amount = if cents { Dec(value.0 / 100) } else { value };
                     out.push(Money { start: i, end: cend, digits: i, amount: Some(amount), currency: cur });
                     i = cend;
@@ -670,23 +672,23 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
             }
         }
         if let Some((start, n, cur)) = prefix {
-            if let Some(num) = read_number(s, n, version) {
+            if let Some(num) = read_number(s, n, reading) {
                 let mut money = Money { start, end: num.end, digits: n, amount: num.value, currency: cur };
-                // 2026-12-04: a currency noun after a `$` amount names it too ("$149 pesos").
+                // `more_currencies`: a currency noun after a `$` amount names it too ("$149 pesos").
                 let noun = || {
                     let n = skip_space(s, num.end);
-                    spelled_currency(s, n, false).filter(|_| n > num.end && version.mends_2026_12_04())
+                    spelled_currency(s, n, false).filter(|_| n > num.end && reading.more_currencies)
                 };
                 if c == '$'
                     && start == i
-                    && version.reads_roles()
+                    && reading.currency_after_amount
                     && let Some((end, cur)) = dollar_suffix(s, num.end).or_else(noun)
                 {
                     money.end = end;
                     money.currency = cur;
                 }
                 out.push(money);
-                i = if money.end > num.end { money.end } else { range_tail(s, num.end, money, version, &mut out) };
+                i = if money.end > num.end { money.end } else { range_tail(s, num.end, money, reading, &mut out) };
                 continue;
             }
             i += clen;
@@ -698,17 +700,17 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
                 let p = s[..i].chars().next_back().unwrap_or(' ');
                 p.is_alphanumeric() || p == '.' || p == ',' || p == '#'
             };
-            let Some(num) = read_number(s, i, version) else {
+            let Some(num) = read_number(s, i, reading) else {
                 i += 1;
                 continue;
             };
             let spelled = || {
                 let n = skip_space(s, num.end);
                 spelled_currency(s, n, false)
-                    .filter(|_| version.reads_roles() && n > num.end)
+                    .filter(|_| reading.currency_after_amount && n > num.end)
                     .map(|(e, c)| (e, c, false))
             };
-            if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end, version).or_else(spelled) {
+            if !glued_before && let Some((end, cur, cents)) = suffix_currency(s, num.end, reading).or_else(spelled) {
                 let amount = if cents { num.value.map(|v| Dec(v.0 / 100)) } else { num.value };
                 out.push(Money { start: i, end, digits: i, amount, currency: cur });
             }
@@ -720,31 +722,30 @@ pub(crate) fn find(s: &str, version: CheckerVersion) -> Vec<Money> {
     out
 }
 
-/// A currency symbol or word right after a number (`49€`, `49 €`, `49 dollars`, `49 USD`, `49TL`).
-fn suffix_currency(s: &str, end: usize, version: CheckerVersion) -> Option<(usize, Currency, bool)> {
-    if version.mends_2026_12_04() {
-        return suffix_currency_04(s, end);
-    }
-    suffix_currency_before_04(s, end)
-}
-
-/// 2026-12-04: as before, and a dollar sign or `dollars` after the number may name its dollar after it (`149 $ CA`,
-/// `149 $ CAD`, `49 dollars (CAD)`); `59 US$`, `a 59-dollar plan` and `59 dólares` are US dollars.
-fn suffix_currency_04(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
+/// A currency symbol or word right after a number (`49€`, `49 €`, `49 dollars`, `49 USD`, `49TL`). With
+/// `dollar_named_after`, a dollar sign or `dollars` after the number may name its dollar after it (`149 $ CA`,
+/// `149 $ CAD`, `49 dollars (CAD)`), and `59 US$`, `a 59-dollar plan` and `59 dólares` are US dollars; with
+/// `more_currencies`, more codes and signs after it (`149 CZK`, `149 zł`).
+fn suffix_currency(s: &str, end: usize, reading: &Reading) -> Option<(usize, Currency, bool)> {
     let n = skip_space(s, end);
     let rest = &s[n..];
-    if rest.starts_with("US$") {
-        return Some((n + 3, Currency::Usd, false));
-    }
-    if n == end && (rest.starts_with("-dollar") && !is_alnum_at(s, n + 7)) {
-        return Some((n + 7, Currency::Usd, false));
-    }
-    for word in ["dólares", "Dólares", "dólar", "Dólar"] {
-        if rest.starts_with(word) && !is_alnum_at(s, n + word.len()) {
-            return Some((n + word.len(), Currency::Usd, false));
+    if reading.dollar_named_after {
+        if rest.starts_with("US$") {
+            return Some((n + 3, Currency::Usd, false));
+        }
+        if n == end && (rest.starts_with("-dollar") && !is_alnum_at(s, n + 7)) {
+            return Some((n + 7, Currency::Usd, false));
+        }
+        for word in ["dólares", "Dólares", "dólar", "Dólar"] {
+            if rest.starts_with(word) && !is_alnum_at(s, n + word.len()) {
+                return Some((n + word.len(), Currency::Usd, false));
+            }
         }
     }
-    let Some((e, cur, cents)) = suffix_currency_before_04(s, end) else {
+    let Some((e, cur, cents)) = suffix_currency_plain(s, end) else {
+        if !reading.more_currencies {
+            return None;
+        }
         let w = ascii_word_at(s, n);
         if let Some(cur) = more_code(w).filter(|_| !is_alnum_at(s, n + w.len())) {
             return Some((n + w.len(), cur, false));
@@ -753,7 +754,7 @@ fn suffix_currency_04(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
         return (!is_alnum_at(s, n + sign.len())).then_some((n + sign.len(), Currency::Other(code), false));
     };
     let dollar = cur == Currency::Usd && !cents && (rest.starts_with('$') || rest.starts_with(['d', 'D']));
-    if dollar {
+    if reading.dollar_named_after && dollar {
         // "$ CA", "$ US" (the letters of a dollar prefix as a word of their own), or a code or nation after.
         let j = skip_space(s, e);
         let w = ascii_word_at(s, j);
@@ -770,7 +771,8 @@ fn suffix_currency_04(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
     Some((e, cur, cents))
 }
 
-fn suffix_currency_before_04(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
+/// A currency symbol, a currency word or a code right after a number, as every version reads it.
+fn suffix_currency_plain(s: &str, end: usize) -> Option<(usize, Currency, bool)> {
     let n = skip_space(s, end);
     let c = s[n..].chars().next()?;
     if let Some(cur) = symbol_currency(c) {
@@ -797,12 +799,12 @@ fn suffix_currency_before_04(s: &str, end: usize) -> Option<(usize, Currency, bo
 
 /// After an amount: a range's second end without its own marker (`$49–99`, `$49 - 99`, `$49 to 99`) is money in
 /// the same currency. Returns where scanning continues.
-fn range_tail(s: &str, end: usize, first: Money, version: CheckerVersion, out: &mut Vec<Money>) -> usize {
+fn range_tail(s: &str, end: usize, first: Money, reading: &Reading, out: &mut Vec<Money>) -> usize {
     let b = s.as_bytes();
     let mut j = skip_space(s, end);
     let rest = &s[j..];
-    // 2026-12-03: an em dash ends a clause and never joins a range ("$49 — 10 or more seats get Pro").
-    let em_dash = rest.starts_with('\u{2014}') && !version.mends_2026_12_03();
+    // `em_dash_no_range`: an em dash ends a clause and never joins a range ("$49 — 10 or more seats get Pro").
+    let em_dash = rest.starts_with('\u{2014}') && !reading.em_dash_no_range;
     let conn = if rest.starts_with('\u{2013}') || em_dash {
         3
     } else if rest.starts_with('-') {
@@ -816,12 +818,12 @@ fn range_tail(s: &str, end: usize, first: Money, version: CheckerVersion, out: &
     if j >= b.len() || !b[j].is_ascii_digit() {
         return end; // `$49–$99` is read by the main loop
     }
-    let Some(num) = read_number(s, j, version) else {
+    let Some(num) = read_number(s, j, reading) else {
         return end;
     };
-    // "$49 - 10% off", "$49 to 3 seats" are not ranges; from 2026-12-04 neither are "$149 - 24/7 support",
+    // "$49 - 10% off", "$49 to 3 seats" are not ranges; with `glued_range_end` neither are "$149 - 24/7 support",
     // "$149 - 14-day trial", "$1,299 - 50+ users", "$49 to 1-2 users" or "$149 - 10, 20 or 50 seats".
-    if version.mends_2026_12_04() {
+    if reading.glued_range_end {
         let digit_at = |k: usize| b.get(k).is_some_and(u8::is_ascii_digit);
         let glued = match b.get(num.end) {
             Some(b'+' | b'-' | b':') => true,
@@ -842,7 +844,7 @@ fn range_tail(s: &str, end: usize, first: Money, version: CheckerVersion, out: &
     }
     if s[after..].chars().next().is_some_and(char::is_alphabetic) {
         let w = ascii_word_at(s, after).to_ascii_lowercase();
-        if !matches!(w.as_str(), "a" | "per" | "each" | "for" | "and" | "or" | "in" | "with" | "monthly" | "yearly") {
+        if !RANGE_FOLLOWERS.contains(&w.as_str()) {
             return end;
         }
     }
@@ -856,8 +858,8 @@ pub(crate) fn parse_fact_money(s: &str) -> Option<Dec> {
     if let Ok(d) = Dec::parse(t) {
         return Some(d);
     }
-    // Pinned: a fact's value reads the same under every checker version (the record is data, not prose).
-    let found = find(t, CheckerVersion::V2026_12_03);
+    // A fact's value reads the same under every checker version (the record is data, not prose).
+    let found = find(t, Reading::RECORD_VALUES);
     match found.as_slice() {
         [m] if m.start == 0 && m.end == t.len() && m.currency == Currency::Usd => m.amount,
         _ => None,
@@ -869,7 +871,7 @@ mod tests {
     use super::*;
 
     fn spans(s: &str) -> Vec<(&str, String, &'static str)> {
-        find(s, CheckerVersion::CURRENT)
+        find(s, Reading::CURRENT)
             .iter()
             .map(|m| {
                 let cur = match m.currency {
@@ -934,13 +936,13 @@ mod tests {
             "Delivery takes 5–7 business days with 99.9% uptime.",
             "We try 3 times, all 20 of them.",
         ] {
-            assert!(find(s, CheckerVersion::CURRENT).is_empty(), "{s}");
+            assert!(find(s, Reading::CURRENT).is_empty(), "{s}");
         }
     }
 
     #[test]
-    fn previous_checker_reads_no_magnitudes() {
-        let m = find("$10k", CheckerVersion::V2026_10_27);
+    fn without_magnitudes_k_is_no_amount_word() {
+        let m = find("$10k", &Reading { magnitudes: false, ..*Reading::CURRENT });
         assert_eq!(m.len(), 1);
         assert_eq!((m[0].start, m[0].end), (0, 3));
     }
@@ -961,7 +963,7 @@ mod tests {
             let d = Dec(i128::from(cents) * 10_000);
             let text = if grouped { d.dollars() } else { format!("${}", d.plain()) };
             let reply = format!("Pro is {text}{sep} ok");
-            let found = find(&reply, CheckerVersion::CURRENT);
+            let found = find(&reply, Reading::CURRENT);
             proptest::prop_assert_eq!(found.len(), 1, "{}", reply);
             proptest::prop_assert_eq!(found[0].amount, Some(d));
             proptest::prop_assert_eq!(&reply[found[0].start..found[0].end], text.as_str());

@@ -6,7 +6,11 @@ use std::collections::hash_map::Entry;
 
 use super::role;
 use super::text::Text;
-use crate::policy::CheckerVersion;
+use super::words::{
+    ADVERBS, AUX_AFTER, AUX_BEFORE, CONDITIONALS, CONDITIONALS_MORE, CUES, DETERMINERS, MODALS, NEGATIVE_AUXILIARIES,
+    PREPOSITIONS, QUESTION_OPENERS, TEMPORAL,
+};
+use crate::policy::Reading;
 
 /// How a phrase word matches a reply word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -280,17 +284,7 @@ pub(crate) fn find_phrase<'t>(
         .filter_map(move |i| match_words(text, i, words, mode, 0).map(|last| (i, last)))
 }
 
-/// Words that negate what follows them.
-const CUES: &[&str] = &[
-    "not", "no", "never", "cannot", "without", "nor", "neither", "none", "nothing", "nobody", "unable", "dont",
-    "doesnt", "didnt", "cant", "wont", "isnt", "arent", "wasnt", "werent", "havent", "hasnt", "hadnt", "couldnt",
-    "wouldnt", "shouldnt",
-];
-
-/// 2026-12-04: the prepositions that open a modifier between a phrase and the cue after it.
-const PREPOSITIONS: &[&str] = &["for", "on", "in", "to", "with", "from", "of", "at", "within", "outside"];
-
-/// 2026-12-04: hedges that leave what follows them in their clause unclaimed, however far ("I don't think we'll be
+/// `hedges`: hedges that leave what follows them in their clause unclaimed, however far ("I don't think we'll be
 /// able to guarantee that", "I'm not sure your order has been shipped", "there's no record that it was cancelled").
 fn hedge(text: &Text<'_>, k: usize) -> bool {
     let next = |n: usize| text.toks.get(k + n).map(|t| text.word(t)).unwrap_or("");
@@ -304,23 +298,18 @@ fn hedge(text: &Text<'_>, k: usize) -> bool {
     }
 }
 
-/// Auxiliaries between a phrase and a cue after it: "refunds are not available".
-const AUX_AFTER: &[&str] = &[
-    "is", "are", "was", "were", "will", "would", "can", "could", "does", "do", "did", "has", "have", "be", "been",
-    "may", "might",
-];
-
 fn is_cue(w: &str) -> bool {
     CUES.contains(&w) || w.ends_with("n't")
 }
 
-/// "not only", "no doubt", "without a doubt", "nothing but": cue words that do not negate. From 2026-12-04 also
-/// reassurances ("no worries", "no problem", "don't worry", "never mind", "not a problem", "no need to worry") and a
-/// `no` hyphenated into a modifier ("a no-quibble guarantee", "your no-show fee"; "no-one" still negates).
-fn pseudo_negation(text: &Text<'_>, k: usize, version: CheckerVersion) -> bool {
+/// "not only", "no doubt", "without a doubt", "nothing but": cue words that do not negate. With `reassurances` also
+/// those ("no worries", "no problem", "don't worry", "never mind", "not a problem", "no need to worry") and a
+/// `no` hyphenated into a modifier, with `hyphenated_no` ("a no-quibble guarantee", "your no-show fee"; "no-one" still
+/// negates).
+fn pseudo_negation(text: &Text<'_>, k: usize, reading: &Reading) -> bool {
     let next = |n: usize| text.toks.get(k + n).map(|t| text.word(t)).unwrap_or("");
-    if version.mends_2026_12_04() {
-        let reassurance = match text.word_at(k) {
+    let reassurance = reading.reassurances
+        && match text.word_at(k) {
             "no" => {
                 matches!(next(1), "worries" | "worry" | "problem" | "problems" | "rush" | "stress")
                     || (next(1) == "need" && next(2) == "to" && next(3) == "worry")
@@ -330,13 +319,13 @@ fn pseudo_negation(text: &Text<'_>, k: usize, version: CheckerVersion) -> bool {
             "never" => next(1) == "mind",
             _ => false,
         };
-        let hyphenated = text.word_at(k) == "no"
-            && k + 1 < text.toks.len()
-            && text.gap(k, k + 1) == "-"
-            && !matches!(next(1), "one");
-        if reassurance || hyphenated {
-            return true;
-        }
+    let hyphenated = reading.hyphenated_no
+        && text.word_at(k) == "no"
+        && k + 1 < text.toks.len()
+        && text.gap(k, k + 1) == "-"
+        && !matches!(next(1), "one");
+    if reassurance || hyphenated {
+        return true;
     }
     match text.word_at(k) {
         "not" => matches!(next(1), "only" | "just" | "merely" | "simply") || (next(1) == "to" && next(2) == "mention"),
@@ -347,8 +336,8 @@ fn pseudo_negation(text: &Text<'_>, k: usize, version: CheckerVersion) -> bool {
     }
 }
 
-pub(crate) fn negating_cue(text: &Text<'_>, k: usize, version: CheckerVersion) -> bool {
-    is_cue(text.word_at(k)) && !pseudo_negation(text, k, version)
+pub(crate) fn negating_cue(text: &Text<'_>, k: usize, reading: &Reading) -> bool {
+    is_cue(text.word_at(k)) && !pseudo_negation(text, k, reading)
 }
 
 /// The longest parenthetical aside stepped over, in words ("as a rule", "I'm afraid", "as a matter of fact").
@@ -376,13 +365,13 @@ fn aside_start(text: &Text<'_>, k: usize) -> Option<usize> {
 }
 
 /// Calls `f` on up to `n` tokens before `first` in its clause, nearest first, until it returns true; from
-/// 2026-12-01 a parenthetical aside between them is stepped over without counting ("we do not, as a rule,
+/// `aside_in_scope` a parenthetical aside between them is stepped over without counting ("we do not, as a rule,
 /// promise"), while a clause that a comma simply ends still stops it ("no, we guarantee it").
 pub(crate) fn scope_before(
     text: &Text<'_>,
     first: usize,
     n: usize,
-    version: CheckerVersion,
+    reading: &Reading,
     mut f: impl FnMut(usize) -> bool,
 ) -> bool {
     let mut clause = text.toks[first].clause;
@@ -393,7 +382,7 @@ pub(crate) fn scope_before(
     while k > 0 && left > 0 {
         k -= 1;
         if text.toks[k].clause != clause {
-            if !version.reads_roles() {
+            if !reading.aside_in_scope {
                 return false;
             }
             match aside_start(text, k) {
@@ -418,41 +407,23 @@ pub(crate) fn scope_before(
 
 /// Contracted negative auxiliaries: after a phrase they negate it ("refunds aren't available").
 fn negative_auxiliary(w: &str) -> bool {
-    w.ends_with("n't")
-        || matches!(
-            w,
-            "cannot"
-                | "dont"
-                | "doesnt"
-                | "didnt"
-                | "cant"
-                | "wont"
-                | "isnt"
-                | "arent"
-                | "wasnt"
-                | "werent"
-                | "havent"
-                | "hasnt"
-                | "hadnt"
-                | "couldnt"
-                | "wouldnt"
-                | "shouldnt"
-        )
+    w.ends_with("n't") || NEGATIVE_AUXILIARIES.contains(&w)
 }
 
-/// 2026-12-01: a cue just after a phrase negates it only when it negates the phrase itself: an auxiliary with
+/// `cue_after_by_role`: a cue just after a phrase negates it only when it negates the phrase itself: an auxiliary with
 /// `not` / `never` / `no longer` ("is not guaranteed", "refunds are never available"), a contracted negative
 /// auxiliary ("refunds aren't available"), or `not` alone ("refunds not available", "refunds: not available").
 /// A cue that negates what follows ("we promise no extra charges", "guaranteed: no setup fees", "we promise
 /// never to share it", "we guarantee not to overcharge") leaves the phrase affirmative.
-fn negated_after(text: &Text<'_>, last: usize, version: CheckerVersion) -> bool {
+fn negated_after(text: &Text<'_>, last: usize, reading: &Reading) -> bool {
     let clause = text.toks[last].clause;
     let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
     let spaced = |k: usize| text.gap(k - 1, k).chars().all(char::is_whitespace);
     let mut k = last + 1;
-    if version.mends_2026_12_04() {
-        // 2026-12-04: a modifier of the phrase may stand between it and the cue: a preposition and up to three words
-        // ("full refunds for annual plans are not available", "next-day delivery in your area isn't offered").
+    if reading.cue_after_modifier {
+        // `cue_after_modifier`: a modifier of the phrase may stand between it and the cue: a preposition and up to
+        // three words ("full refunds for annual plans are not available", "next-day delivery in your area isn't
+        // offered").
         if word(k).is_some_and(|w| PREPOSITIONS.contains(&w)) {
             let aux_or_negative = |j: usize| word(j).is_some_and(|w| AUX_AFTER.contains(&w) || negative_auxiliary(w));
             if let Some(j) = (k + 2..=k + 4).find(|&j| aux_or_negative(j)) {
@@ -467,19 +438,19 @@ fn negated_after(text: &Text<'_>, last: usize, version: CheckerVersion) -> bool 
         return true;
     }
     if w == "not" && text.gap(last, k).chars().all(|c| c.is_whitespace() || c == ':') {
-        return !pseudo_negation(text, k, version) && word(k + 1) != Some("to");
+        return !pseudo_negation(text, k, reading) && word(k + 1) != Some("to");
     }
-    // 2026-12-04: an adverb between the auxiliary and `not` ("is unfortunately not available", "are currently not").
-    let adverb = version.mends_2026_12_04()
+    // `cue_after_modifier`: an adverb between the auxiliary and `not` ("is unfortunately not available").
+    let adverb = reading.cue_after_modifier
         && AUX_AFTER.contains(&w)
         && word(k + 1).is_some_and(|a| a.len() > 4 && a.ends_with("ly") || a == "still")
         && matches!(word(k + 2), Some("not" | "never"));
     if adverb {
-        return !pseudo_negation(text, k + 2, version) && word(k + 3) != Some("to");
+        return !pseudo_negation(text, k + 2, reading) && word(k + 3) != Some("to");
     }
     if AUX_AFTER.contains(&w) && spaced(k) && word(k + 1).is_some() && spaced(k + 1) {
         return match word(k + 1) {
-            Some("not" | "never") => !pseudo_negation(text, k + 1, version),
+            Some("not" | "never") => !pseudo_negation(text, k + 1, reading),
             Some("no") => word(k + 2) == Some("longer"),
             _ => false,
         };
@@ -488,90 +459,47 @@ fn negated_after(text: &Text<'_>, last: usize, version: CheckerVersion) -> bool 
 }
 
 /// Whether the match at tokens `first..=last` is negated: a cue up to five tokens before it in the same clause, or
-/// (2026-11-01) right after it ("refunds not available", "refunds are not available"). Cues inside the match do not
-/// count ("no questions asked"). 2026-12-01 steps over an aside before it and reads a cue after it by its role
-/// (`scope_before`, `negated_after`).
-pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, version: CheckerVersion) -> bool {
-    if version.reads_roles() {
-        return scope_before(text, first, 5, version, |k| negating_cue(text, k, version))
-            || negated_after(text, last, version)
-            || version.mends_2026_12_04() && scope_before(text, first, 12, version, |k| hedge(text, k));
+/// (`cue_after_phrase`) right after it ("refunds not available", "refunds are not available"). Cues inside the match
+/// do not count ("no questions asked"). `cue_after_by_role` reads a cue after it by its role and `aside_in_scope`
+/// steps over an aside before it (`negated_after`, `scope_before`).
+pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, reading: &Reading) -> bool {
+    if reading.cue_after_by_role {
+        return scope_before(text, first, 5, reading, |k| negating_cue(text, k, reading))
+            || negated_after(text, last, reading)
+            || reading.hedges && scope_before(text, first, 12, reading, |k| hedge(text, k));
     }
     let clause = text.toks[first].clause;
     for k in (first.saturating_sub(5)..first).rev() {
         if text.toks[k].clause != clause {
             break;
         }
-        if negating_cue(text, k, version) {
+        if negating_cue(text, k, reading) {
             return true;
         }
     }
-    if version >= CheckerVersion::V2026_11_01 {
+    if reading.cue_after_phrase {
         let same = |k: usize| text.toks.get(k).is_some_and(|t| t.clause == text.toks[last].clause);
         let k = last + 1;
-        if same(k) && negating_cue(text, k, version) {
+        if same(k) && negating_cue(text, k, reading) {
             return true;
         }
-        if same(k) && same(k + 1) && AUX_AFTER.contains(&text.word_at(k)) && negating_cue(text, k + 1, version) {
+        if same(k) && same(k + 1) && AUX_AFTER.contains(&text.word_at(k)) && negating_cue(text, k + 1, reading) {
             return true;
         }
     }
     false
 }
 
-const AUX_BEFORE: &[&str] = &["be", "been", "being", "get", "got", "gets", "getting", "have", "has", "had"];
-const MODALS: &[&str] = &["will", "would", "can", "could", "should", "may", "might", "must", "shall", "to"];
-const CONDITIONALS: &[&str] = &["if", "unless", "whether", "once"];
-/// 2026-12-04: more words that make what follows a condition, not a report ("in case you were charged").
-const CONDITIONALS_04: &[&str] = &["assuming", "provided", "providing", "suppose", "supposing"];
-/// 2026-12-04: words that place what follows at another time; a present tense after them ("when your order is
-/// shipped", "until it has shipped") is a future event, a past one ("after it was shipped") still a report.
-const TEMPORAL: &[&str] = &["when", "whenever", "after", "before", "until", "till"];
-/// 2026-12-04: adverbs stepped over between a modal and the participle ("you will automatically be refunded").
-const ADVERBS: &[&str] = &["still", "then", "soon", "already", "also", "just", "now", "always", "usually", "often"];
-/// 2026-12-04: the first words of a sentence that make it a question (so a tag after a statement does not).
+/// `tag_question`: the first words of a sentence that make it a question (so a tag after a statement does not).
 fn question_opener(w: &str) -> bool {
-    w.ends_with("n't")
-        || matches!(
-            w,
-            "did"
-                | "do"
-                | "does"
-                | "is"
-                | "are"
-                | "was"
-                | "were"
-                | "have"
-                | "has"
-                | "had"
-                | "can"
-                | "could"
-                | "will"
-                | "would"
-                | "should"
-                | "shall"
-                | "may"
-                | "might"
-                | "must"
-                | "who"
-                | "what"
-                | "when"
-                | "where"
-                | "why"
-                | "how"
-                | "which"
-                | "whose"
-                | "whom"
-                | "so"
-                | "if"
-        )
+    w.ends_with("n't") || QUESTION_OPENERS.contains(&w)
 }
 
 pub(crate) fn is_modal(w: &str) -> bool {
     MODALS.contains(&w)
 }
 
-/// 2026-12-04: whether the action verb at token `i` stands in a statement followed by a tag question in the same
+/// `tag_question`: whether the action verb at token `i` stands in a statement followed by a tag question in the same
 /// sentence ("I've cancelled your order — is there anything else I can help with?", "It's been refunded, OK?"): a
 /// clause after the verb's (after a comma, a dash, a semicolon or a word such as `and`), and a first word that opens
 /// no question.
@@ -587,8 +515,9 @@ fn tag_question(text: &Text<'_>, i: usize) -> bool {
     next.is_some_and(|t| matches!(text.clause_opens[t.clause as usize], b',' | b'-' | b';' | b'w'))
 }
 
-/// 2026-12-04: whether the verb group before the action verb at token `i` is in the present ("is shipped", "has
-/// shipped", "has been shipped", "it's processed", "gets refunded"), read back over at most three auxiliaries.
+/// `conditions_and_times_to_come`: whether the verb group before the action verb at token `i` is in the present ("is
+/// shipped", "has shipped", "has been shipped", "it's processed", "gets refunded"), read back over at most three
+/// auxiliaries.
 fn present_group(text: &Text<'_>, i: usize) -> bool {
     let clause = text.toks[i].clause;
     for k in (i.saturating_sub(4)..i).rev() {
@@ -604,8 +533,8 @@ fn present_group(text: &Text<'_>, i: usize) -> bool {
     false
 }
 
-/// 2026-12-04: a present passive with a bare plural for its subject states a rule, not an event: "Refunds are
-/// processed within 5–7 business days", "All orders are shipped within 24 hours" (no determiner such as `your` or
+/// `progressives_and_rules`: a present passive with a bare plural for its subject states a rule, not an event: "Refunds
+/// are processed within 5–7 business days", "All orders are shipped within 24 hours" (no determiner such as `your` or
 /// `the` from the clause's start to the verb).
 fn generic_statement(text: &Text<'_>, i: usize) -> bool {
     let clause = text.toks[i].clause;
@@ -623,63 +552,44 @@ fn generic_statement(text: &Text<'_>, i: usize) -> bool {
     while start > 0 && text.toks[start - 1].clause == clause {
         start -= 1;
     }
-    let determiner = (start..noun).any(|k| {
-        matches!(
-            text.word_at(k),
-            "your"
-                | "the"
-                | "this"
-                | "these"
-                | "those"
-                | "that"
-                | "my"
-                | "our"
-                | "his"
-                | "her"
-                | "their"
-                | "its"
-                | "both"
-        )
-    });
+    let determiner = (start..noun).any(|k| DETERMINERS.contains(&text.word_at(k)));
     plural && noun - start <= 2 && !determiner
 }
 
 /// Whether an action verb at token `i` is an affirmative claim that it happened: not negated ("I haven't refunded
 /// you yet"), not in a question, not conditional ("if you were refunded"), not future or hypothetical ("you will be
 /// refunded", "to be refunded").
-pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, version: CheckerVersion) -> bool {
-    let mended = version.mends_2026_12_04();
-    if negated(text, i, i, version) {
+pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, reading: &Reading) -> bool {
+    if negated(text, i, i, reading) {
         return false;
     }
     let tok = text.toks[i];
-    if text.is_question(tok.sentence) && !(mended && tag_question(text, i)) {
+    if text.is_question(tok.sentence) && !(reading.tag_question && tag_question(text, i)) {
         return false;
     }
     let next_word = |k: usize| text.toks.get(k + 1).map(|t| text.word(t)).unwrap_or("");
     let conditional = |k: usize| {
         let w = text.word_at(k);
-        if !mended {
-            return CONDITIONALS.contains(&w);
-        }
-        (CONDITIONALS.contains(&w) && !(w == "once" && matches!(next_word(k), "again" | "more")))
-            || CONDITIONALS_04.contains(&w)
-            || (w == "case" && k > 0 && text.word_at(k - 1) == "in")
-            || ((TEMPORAL.contains(&w) || (w == "as" && k > 1 && text.word_at(k - 1) == "soon"))
-                && present_group(text, i))
+        let once_again = reading.once_again && w == "once" && matches!(next_word(k), "again" | "more");
+        let to_come = reading.conditions_and_times_to_come
+            && (CONDITIONALS_MORE.contains(&w)
+                || (w == "case" && k > 0 && text.word_at(k - 1) == "in")
+                || ((TEMPORAL.contains(&w) || (w == "as" && k > 1 && text.word_at(k - 1) == "soon"))
+                    && present_group(text, i)));
+        (CONDITIONALS.contains(&w) && !once_again) || to_come
     };
-    if scope_before(text, i, 5, version, conditional) {
+    if scope_before(text, i, 5, reading, conditional) {
         return false;
     }
-    if version.reads_roles()
+    if reading.action_verb_roles
         && (role::quoted(text, i, i)
-            || role::causative_offer(text, i, version)
-            || role::adjective_use(text, i, version)
-            || role::negative_object(text, i, version))
+            || role::causative_offer(text, i, reading)
+            || role::adjective_use(text, i, reading)
+            || role::negative_object(text, i, reading))
     {
         return false;
     }
-    if mended && (i > 0 && text.word_at(i - 1) == "being" || generic_statement(text, i)) {
+    if reading.progressives_and_rules && (i > 0 && text.word_at(i - 1) == "being" || generic_statement(text, i)) {
         return false;
     }
     let mut k = i;
@@ -688,7 +598,10 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, version: CheckerVersi
         let w = text.word_at(k - 1);
         if AUX_BEFORE.contains(&w) {
             skipped += 1;
-        } else if mended && adverbs < 2 && (ADVERBS.contains(&w) || w.len() > 4 && w.ends_with("ly")) {
+        } else if reading.adverbs_after_modal
+            && adverbs < 2
+            && (ADVERBS.contains(&w) || w.len() > 4 && w.ends_with("ly"))
+        {
             adverbs += 1;
         } else {
             break;
@@ -795,7 +708,7 @@ mod tests {
         m.add(Phrase { words: super::super::text::phrase_words(phrase), mode: Mode::Endings });
         let mut out = Vec::new();
         m.find_all(&text, &mut out);
-        out.iter().map(|x| negated(&text, x.first, x.last, CheckerVersion::CURRENT)).collect()
+        out.iter().map(|x| negated(&text, x.first, x.last, Reading::CURRENT)).collect()
     }
 
     #[test]
@@ -814,7 +727,7 @@ mod tests {
         let text = Text::new(s);
         (0..text.toks.len())
             .filter(|&i| text.word_at(i) == verb)
-            .map(|i| affirmative_claim(&text, i, CheckerVersion::CURRENT))
+            .map(|i| affirmative_claim(&text, i, Reading::CURRENT))
             .collect()
     }
 
@@ -845,9 +758,11 @@ mod tests {
         assert_eq!(claim("We charged you nothing more than the setup fee.", "charged"), [true]);
         assert_eq!(claim("We refunded none of it, except the shipping.", "refunded"), [true]);
         assert_eq!(claim("We charged you, no doubt about it.", "charged"), [true]);
-        // Earlier versions unchanged: `you` is no cue, so 2026-11-01 sees none right after the verb; both claim.
+        // Without roles, as the first two rows read: `you` is no cue, so none is right after the verb; both claim.
+        let no_roles =
+            Reading { cue_after_by_role: false, aside_in_scope: false, action_verb_roles: false, ..*Reading::CURRENT };
         let text = Text::new("We charged you nothing.");
-        assert!(affirmative_claim(&text, 1, CheckerVersion::V2026_11_01));
-        assert!(affirmative_claim(&text, 1, CheckerVersion::V2026_10_27));
+        assert!(affirmative_claim(&text, 1, &no_roles));
+        assert!(affirmative_claim(&text, 1, &Reading { cue_after_phrase: false, ..no_roles }));
     }
 }

@@ -1,10 +1,13 @@
-//! Checker 2026-12-01: what role a matched word plays, beyond its surface form (issue 17, class 5). Owns: quoted
+//! What role a matched word plays, beyond its surface form (issue 17, class 5). Owns: quoted
 //! words, offers with an object before the participle, adjectives that look like verbs, questions that ask about the
 //! past, comparative and negated amounts, and "respectively".
 
 use super::phrase;
 use super::text::Text;
-use crate::policy::CheckerVersion;
+use super::words::{
+    BOUNDS, CAPACITY_WORDS, CAUSATIVE, COMPARATIVES, DEGREE, EXCEPTIVE, INDIRECT, PAST_QUESTION_OPENERS,
+};
+use crate::policy::Reading;
 
 /// Opening or closing quote marks around a quoted word or phrase.
 fn is_quote(c: char) -> bool {
@@ -20,13 +23,11 @@ pub(crate) fn quoted(text: &Text<'_>, first: usize, last: usize) -> bool {
     before.is_some_and(is_quote) && after.is_some_and(is_quote)
 }
 
-const CAUSATIVE: &[&str] = &["get", "have"];
-
-/// "I can get your order cancelled today", "we can have it shipped tomorrow", "I'll get that refunded": `get` or
-/// `have` after a modal, `to` or `'ll`, then up to three words of object, then the participle at `i` — an offer,
-/// not a claim that it happened. "I got your order cancelled" is still a claim. From 2026-12-04 also after `let me`,
-/// `let us` and `let's` ("Let me get that cancelled for you").
-pub(crate) fn causative_offer(text: &Text<'_>, i: usize, version: CheckerVersion) -> bool {
+/// "I can get your order cancelled today", "we can have it shipped tomorrow", "I'll get that refunded": `get` or `have`
+/// after a modal, `to` or `'ll`, then up to three words of object, then the participle at `i` — an offer, not a claim
+/// that it happened. "I got your order cancelled" is still a claim. With `let_me_offer` also after `let me`, `let us`
+/// and `let's` ("Let me get that cancelled for you").
+pub(crate) fn causative_offer(text: &Text<'_>, i: usize, reading: &Reading) -> bool {
     let clause = text.toks[i].clause;
     (2..=4).any(|back| {
         let Some(k) = i.checked_sub(back) else {
@@ -37,27 +38,24 @@ pub(crate) fn causative_offer(text: &Text<'_>, i: usize, version: CheckerVersion
             return false;
         }
         let m = text.word_at(k - 1);
-        let let_me = version.mends_2026_12_04()
+        let let_me = reading.let_me_offer
             && (matches!(m, "let's" | "lets")
                 || matches!(m, "me" | "us") && k >= 2 && in_clause(k - 2) && text.word_at(k - 2) == "let");
         phrase::is_modal(m) || m.ends_with("'ll") || m.ends_with("'d") || let_me
     })
 }
 
-const DEGREE: &[&str] = &["fully", "completely", "totally", "entirely"];
-
 /// "The slot is booked up", "we're fully shipped out", "booked solid": the participle as an adjective (full,
 /// sold out), not a claim of the action. `fully` / `completely` / `totally` / `entirely` before it, or `up` /
-/// `solid` right after it. From 2026-12-04 a degree word makes an adjective only of a word that means full
+/// `solid` right after it. With `degree_means_full` a degree word makes an adjective only of a word that means full
 /// (`booked`, `reserved`, `subscribed`) or before `out`: "we've fully refunded your order" is a claim.
-pub(crate) fn adjective_use(text: &Text<'_>, i: usize, version: CheckerVersion) -> bool {
+pub(crate) fn adjective_use(text: &Text<'_>, i: usize, reading: &Reading) -> bool {
     let clause = text.toks[i].clause;
     let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
     let before = i.checked_sub(1).and_then(word);
-    let capacity = !version.mends_2026_12_04()
-        || matches!(text.word_at(i), "booked" | "reserved" | "subscribed")
-        || word(i + 1) == Some("out");
-    let up_front = version.mends_2026_12_04() && word(i + 2) == Some("front"); // "charged up front" is a claim
+    let capacity =
+        !reading.degree_means_full || CAPACITY_WORDS.contains(&text.word_at(i)) || word(i + 1) == Some("out");
+    let up_front = reading.degree_means_full && word(i + 2) == Some("front"); // "charged up front" is a claim
     before.is_some_and(|w| DEGREE.contains(&w)) && capacity || matches!(word(i + 1), Some("up" | "solid")) && !up_front
 }
 
@@ -72,21 +70,7 @@ pub(crate) fn past_question(text: &Text<'_>, s: u32) -> bool {
         return false;
     };
     let w = text.word_at(first as usize);
-    matches!(
-        w,
-        "did"
-            | "didn't"
-            | "was"
-            | "wasn't"
-            | "were"
-            | "weren't"
-            | "have"
-            | "haven't"
-            | "has"
-            | "hasn't"
-            | "had"
-            | "hadn't"
-    )
+    PAST_QUESTION_OPENERS.contains(&w)
 }
 
 /// The first token at or after byte `pos`.
@@ -106,8 +90,8 @@ pub(crate) fn comparative(text: &Text<'_>, start: usize) -> bool {
     }
     let prev2 = p.checked_sub(1).map(|k| text.word_at(k));
     match text.word_at(p) {
-        "under" | "below" | "over" | "above" | "beyond" => true,
-        "than" => matches!(prev2, Some("less" | "more" | "fewer" | "cheaper" | "lower" | "higher" | "greater")),
+        w if BOUNDS.contains(&w) => true,
+        "than" => prev2.is_some_and(|w| COMPARATIVES.contains(&w)),
         "most" | "least" => prev2 == Some("at"),
         "to" => prev2 == Some("up"),
         _ => false,
@@ -116,17 +100,10 @@ pub(crate) fn comparative(text: &Text<'_>, start: usize) -> bool {
 
 /// Whether the amount or claim starting at byte `start` is negated by a cue up to three words before it in its
 /// clause: "it's not $199", "there's no 40% sale on", "we don't charge $20". "Not only $49" is no negation.
-pub(crate) fn negated_amount(text: &Text<'_>, start: usize, version: CheckerVersion) -> bool {
+pub(crate) fn negated_amount(text: &Text<'_>, start: usize, reading: &Reading) -> bool {
     let t = tok_from(text, start);
-    t < text.toks.len() && phrase::scope_before(text, t, 3, version, |k| phrase::negating_cue(text, k, version))
+    t < text.toks.len() && phrase::scope_before(text, t, 3, reading, |k| phrase::negating_cue(text, k, reading))
 }
-
-/// Indirect objects stepped over between an action verb and its object: "charged *you* nothing".
-const INDIRECT: &[&str] = &["you", "me", "us", "him", "her", "them"];
-
-/// Words after a negative quantifier that name what the action did reach: "nothing *but* the fee", "nothing
-/// *more than* $5", "none *except* the late fee", "no *fewer than* three".
-const EXCEPTIVE: &[&str] = &["except", "excepting", "besides", "beyond", "apart", "than"];
 
 /// Whether the action verb at token `i` has a negative quantifier for its object, so it states that the action did
 /// not happen, or happened to nothing: "you were charged nothing", "we charged you nothing", "I refunded none of it",
@@ -134,7 +111,7 @@ const EXCEPTIVE: &[&str] = &["except", "excepting", "besides", "beyond", "apart"
 /// (`you`, `me`, `us`, `him`, `her`, `them`, or `your` and one word: "charged your card nothing"). Not when an
 /// exceptive names what the action did reach ("nothing but the fee", "nothing more than $5", "none, except the
 /// late fee"), and never for an amount: "billed you $0" is an amount like any other, left to the record.
-pub(crate) fn negative_object(text: &Text<'_>, i: usize, version: CheckerVersion) -> bool {
+pub(crate) fn negative_object(text: &Text<'_>, i: usize, reading: &Reading) -> bool {
     let clause = text.toks[i].clause;
     let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
     let mut q = i + 1;
@@ -150,7 +127,7 @@ pub(crate) fn negative_object(text: &Text<'_>, i: usize, version: CheckerVersion
         _ => false,
     };
     // A pseudo-negation ("nothing but", "no doubt", "not only") is no quantifier.
-    if !quantifier || !phrase::negating_cue(text, q, version) {
+    if !quantifier || !phrase::negating_cue(text, q, reading) {
         return false;
     }
     // `but` right after, with only spaces between, names what was reached ("none but the fee").

@@ -8,9 +8,10 @@ use super::receipts::{self, Checked, Queue, ReceiptRun};
 use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::role;
 use super::text::Text;
+use super::words::CHANGES;
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
-use crate::policy::{CheckerVersion, UnknownAmounts, Verify};
+use crate::policy::{Reading, UnknownAmounts, Verify};
 use rustc_hash::FxHashMap;
 
 /// An item named in the reply.
@@ -24,11 +25,11 @@ struct Mention {
 struct Ctx<'a, 'p> {
     p: &'p CompiledPolicy,
     text: &'a Text<'a>,
-    /// The reply as written, and (2026-12-01, when formatter spaces or dashes were read as ASCII) the offset in it
+    /// The reply as written, and (`formatter_spaces`, when such spaces or dashes were read as ASCII) the offset in it
     /// of each byte of `text.src`: findings' spans and texts are always the original's.
     orig: &'a str,
     map: Option<&'a [u32]>,
-    version: CheckerVersion,
+    reading: &'a Reading,
     mentions: Vec<Mention>,
     findings: Vec<Finding>,
     /// What is left of the caller's output budget, in bytes of findings ([`finding_size`]); once it is spent, no
@@ -170,17 +171,17 @@ pub(super) fn check(
     p: &CompiledPolicy,
     reply: &str,
     record: Option<&CompiledRecord>,
-    version: CheckerVersion,
+    reading: &Reading,
     run: Option<&mut ReceiptRun<'_>>,
     budget: usize,
 ) -> Option<(Vec<Finding>, usize)> {
-    let normalized = if version.reads_roles() { super::text::normalize(reply) } else { None };
+    let normalized = if reading.formatter_spaces { super::text::normalize(reply) } else { None };
     let orig = reply;
     let (reply, map) = match &normalized {
         Some((s, m)) => (s.as_str(), Some(m.as_slice())),
         None => (reply, None),
     };
-    let text = Text::for_version(reply, version);
+    let text = Text::read(reply, reading);
     // Sized for a typical reply so the hot path does not regrow these (DESIGN §8).
     let mut matches: Vec<Match> = Vec::with_capacity(16);
     p.matcher.find_all(&text, &mut matches);
@@ -189,7 +190,7 @@ pub(super) fn check(
         text: &text,
         orig,
         map,
-        version,
+        reading,
         mentions: Vec::with_capacity(8),
         findings: Vec::new(),
         left: budget,
@@ -217,7 +218,7 @@ pub(super) fn check(
         if p.items.is_empty() && record.is_none_or(|r| r.facts.is_empty()) && p.discounts.is_empty() && run.is_none() {
             Vec::new()
         } else {
-            money::find(reply, version)
+            money::find(reply, reading)
         };
     let mut consumed = vec![false; money.len()];
     // Amounts a fact took: never judged as prices, but still the amounts claims state. Facts are the caller's,
@@ -229,7 +230,7 @@ pub(super) fn check(
     }
 
     let claims =
-        if p.items.is_empty() && p.discounts.is_empty() { Vec::new() } else { discount::find(&text, &money, version) };
+        if p.items.is_empty() && p.discounts.is_empty() { Vec::new() } else { discount::find(&text, &money, reading) };
     for c in &claims {
         if let ClaimKind::Dollars(mi) = c.kind {
             consumed[mi] = true;
@@ -267,8 +268,8 @@ pub(super) fn check(
 /// `price:mismatch`, `price:currency`, `price:unknown`.
 fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     let text = cx.text;
-    let respectively = if cx.version.reads_roles() { respectively(cx, money, consumed) } else { None };
-    let quantities = if cx.version.reads_roles() { quantities(cx) } else { Vec::new() };
+    let respectively = if cx.reading.respectively { respectively(cx, money, consumed) } else { None };
+    let quantities = if cx.reading.stated_totals { quantities(cx) } else { Vec::new() };
     let quantities = Totals::new(cx, &quantities);
     for (mi, m) in money.iter().enumerate() {
         if consumed[mi] {
@@ -277,22 +278,22 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
         let Some(tok) = text.tok_containing(m.digits) else {
             continue;
         };
-        // 2026-12-01: a bound ("under $50") or a negated amount ("it's not $199") claims no price.
-        if cx.version.reads_roles()
-            && (role::comparative(text, m.start) || role::negated_amount(text, m.start, cx.version))
+        // `negated_and_bound_amounts`: a bound ("under $50") or a negated amount ("it's not $199") claims no price.
+        if cx.reading.negated_and_bound_amounts
+            && (role::comparative(text, m.start) || role::negated_amount(text, m.start, cx.reading))
         {
             continue;
         }
-        // 2026-12-04: a question about the past asks what a price was, as it does for phrases, discounts and actions
-        // ("Was Pro ever $99?", "Did we charge you $99 for Pro?").
-        if cx.version.mends_2026_12_04() && role::past_question(text, text.toks[tok].sentence) {
+        // `past_question_price`: a question about the past asks what a price was, as it does for phrases, discounts
+        // and actions ("Was Pro ever $99?", "Did we charge you $99 for Pro?").
+        if cx.reading.past_question_price && role::past_question(text, text.toks[tok].sentence) {
             continue;
         }
         let stated = cx.written(m.start, m.end);
         let tied = match respectively.as_ref().and_then(|r| r[mi]) {
             Some(i) => Some(i),
-            // 2026-12-03: an amount's own words are not words between it and an item after it.
-            None if cx.version.mends_2026_12_03() => {
+            // `amount_words_not_between`: an amount's own words are not words between it and an item after it.
+            None if cx.reading.amount_words_not_between => {
                 // The amount's first word is the first that ends after its start (`$` is no word).
                 let first =
                     text.tok_containing(m.start).map_or(0, |k| if text.toks[k].end > m.start { k } else { k + 1 });
@@ -341,7 +342,7 @@ struct Quantity {
     item: usize,
 }
 
-/// 2026-12-01: every count stated right before an item's name, in reply order.
+/// `stated_totals`: every count stated right before an item's name, in reply order.
 fn quantities(cx: &Ctx<'_, '_>) -> Vec<Quantity> {
     let text = cx.text;
     cx.mentions
@@ -365,8 +366,8 @@ fn quantities(cx: &Ctx<'_, '_>) -> Vec<Quantity> {
         .collect()
 }
 
-/// 2026-12-01: the stated totals a reply's counts allow, per sentence: a count of an item times one of its approved
-/// amounts, by item and for any item. Built once per reply, so each amount is looked up in constant time.
+/// `stated_totals`: the stated totals a reply's counts allow, per sentence: a count of an item times one of its
+/// approved amounts, by item and for any item. Built once per reply, so each amount is looked up in constant time.
 #[derive(Default)]
 struct Totals {
     by_item: rustc_hash::FxHashSet<(u32, usize, Dec)>,
@@ -388,8 +389,8 @@ impl Totals {
     }
 }
 
-/// 2026-12-01: whether `amount` at token `tok` is a stated total: a count of an item in the same sentence times one
-/// of its approved amounts ("3 seats at $149 come to $447"). `item`: the item the amount is tied to, if any.
+/// `stated_totals`: whether `amount` at token `tok` is a stated total: a count of an item in the same sentence times
+/// one of its approved amounts ("3 seats at $149 come to $447"). `item`: the item the amount is tied to, if any.
 fn is_total(cx: &Ctx<'_, '_>, totals: &Totals, tok: usize, item: Option<usize>, amount: Dec) -> bool {
     let sentence = cx.text.toks[tok].sentence;
     match item {
@@ -398,7 +399,7 @@ fn is_total(cx: &Ctx<'_, '_>, totals: &Totals, tok: usize, item: Option<usize>, 
     }
 }
 
-/// 2026-12-01: "Starter and Pro are $49 and $149 respectively": in a sentence with `respectively`, the amounts are
+/// `respectively`: "Starter and Pro are $49 and $149 respectively": in a sentence with `respectively`, the amounts are
 /// tied to the items named before them in order, when there are as many of each. Indexed by money; `None` when no
 /// sentence says `respectively`.
 fn respectively(cx: &Ctx<'_, '_>, money: &[Money], consumed: &[bool]) -> Option<Vec<Option<usize>>> {
@@ -443,9 +444,8 @@ fn respectively(cx: &Ctx<'_, '_>, money: &[Money], consumed: &[bool]) -> Option<
 /// `discount:unapproved`.
 fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) {
     for c in claims {
-        if cx.version.reads_roles()
-            && (role::negated_amount(cx.text, c.start, cx.version)
-                || role::past_question(cx.text, cx.text.toks[c.tok].sentence))
+        if (cx.reading.negated_and_bound_amounts && role::negated_amount(cx.text, c.start, cx.reading))
+            || (cx.reading.quotes_and_past_questions && role::past_question(cx.text, cx.text.toks[c.tok].sentence))
         {
             continue;
         }
@@ -504,11 +504,11 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
             continue;
         }
         let r = &cx.p.forbid[rule];
-        if r.negatable && phrase::negated(cx.text, m.first, m.last, cx.version) {
+        if r.negatable && phrase::negated(cx.text, m.first, m.last, cx.reading) {
             continue;
         }
-        // 2026-12-01: quoted words are not the agent's, and a question about the past says nothing.
-        if cx.version.reads_roles()
+        // `quotes_and_past_questions`: quoted words are not the agent's, and a question about the past says nothing.
+        if cx.reading.quotes_and_past_questions
             && (role::quoted(cx.text, m.first, m.last) || role::past_question(cx.text, cx.text.toks[m.first].sentence))
         {
             continue;
@@ -528,7 +528,7 @@ fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&CompiledReco
         };
         let a = &cx.p.actions[action];
         let done = record.is_some_and(|r| r.effects.iter().any(|e| e.done && e.operation.as_deref() == Some(&a.op)));
-        if done || !phrase::affirmative_claim(cx.text, m.first, cx.version) {
+        if done || !phrase::affirmative_claim(cx.text, m.first, cx.reading) {
             continue;
         }
         let t = cx.text.toks[m.first];
@@ -567,7 +567,7 @@ fn receipt_claims(
         let Target::Action { action } = cx.p.targets[m.entry] else {
             continue;
         };
-        if phrase::affirmative_claim(text, m.first, cx.version) {
+        if phrase::affirmative_claim(text, m.first, cx.reading) {
             claims.push(Claim { tok: m.first, action, amount: None, backing: None });
         }
     }
@@ -677,7 +677,7 @@ fn claimed_amount(
     let t = text.toks[tok];
     let states = |mi: usize| {
         let m = &money[mi];
-        !consumed[mi] && !role::comparative(text, m.start) && !role::negated_amount(text, m.start, cx.version)
+        !consumed[mi] && !role::comparative(text, m.start) && !role::negated_amount(text, m.start, cx.reading)
     };
     let clause_of = |mi: usize| text.tok_containing(money[mi].digits).map(|k| (k, text.toks[k].clause));
     let after = money.partition_point(|m| m.digits < t.end);
@@ -721,16 +721,16 @@ struct Stated {
     tok: usize,
     /// `None`: a value that can never equal the record (an amount in another currency, or too large to read).
     value: Option<FactValue>,
-    /// 2026-12-04: the other reading of a twelve-hour time written without am/pm ("3:30" may be 15:30).
+    /// `twelve_hour_either`: the other reading of a twelve-hour time written without am/pm ("3:30" may be 15:30).
     alt: Option<FactValue>,
     money: Option<usize>,
-    /// 2026-12-04: the end of a span ("from 3:30 PM to 4:30 PM", "3:30–4:30 PM") in a clause that does not change
-    /// the value: not the fact's value. Marked once per list, from the value before it (`mark_span_ends`).
+    /// `span_end_no_value`: the end of a span ("from 3:30 PM to 4:30 PM", "3:30–4:30 PM") in a clause that does not
+    /// change the value: not the fact's value. Marked once per list, from the value before it (`mark_span_ends`).
     span_end: bool,
 }
 
-/// 2026-12-04: marks each value right after *-, –, to, until, till, through* and the value before it in its clause,
-/// in a clause with no word that changes a value; one pass over the (position-ordered) list.
+/// `span_end_no_value`: marks each value right after *-, –, to, until, till, through* and the value before it in its
+/// clause, in a clause with no word that changes a value; one pass over the (position-ordered) list.
 fn mark_span_ends(text: &Text<'_>, mut list: Vec<Stated>, on: bool) -> Vec<Stated> {
     if !on {
         return list;
@@ -771,15 +771,15 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                     money: None,
                     span_end: false,
                 };
-                if cx.version.mends_2026_12_04() {
+                if cx.reading.twelve_hour_either {
                     let list = super::datetime::times_in_04(text).iter().map(|(f, alt)| stated(f, *alt)).collect();
-                    mark_span_ends(text, list, true)
+                    mark_span_ends(text, list, cx.reading.span_end_no_value)
                 } else {
                     super::datetime::times_in(text).iter().map(|f| stated(f, None)).collect()
                 }
             }),
             FactValue::Date(..) => dates.get_or_insert_with(|| {
-                let list = super::datetime::dates_in(text, cx.version)
+                let list = super::datetime::dates_in(text, cx.reading)
                     .iter()
                     .map(|f| {
                         let (y, m, d) = f.value;
@@ -794,7 +794,7 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                         }
                     })
                     .collect();
-                mark_span_ends(text, list, cx.version.mends_2026_12_04())
+                mark_span_ends(text, list, cx.reading.span_end_no_value)
             }),
             FactValue::Money(_) => amounts.get_or_insert_with(|| {
                 money
@@ -830,11 +830,11 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
         let mut judged_clause = None;
         for (first, last) in phrase::find_phrase(text, &fact.near_words, Mode::Endings) {
             let (sa, sb) = run(0, list.len(), &sentence_of, text.toks[first].sentence);
-            // 2026-12-01: every value in the clause of the fact's words is stated for it ("moved from 10 AM to
+            // `every_fact_value`: every value in the clause of the fact's words is stated for it ("moved from 10 AM to
             // 2 PM"); a clause without one falls back to the nearest in the sentence, as before.
             let clause = text.toks[first].clause;
             let (ca, cb) = run(sa, sb, &clause_of, clause);
-            let all = cx.version.reads_roles() && ca < cb;
+            let all = cx.reading.every_fact_value && ca < cb;
             if all && judged_clause.replace(clause) == Some(clause) {
                 continue;
             }
@@ -850,10 +850,10 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                 if let Some(mi) = s.money {
                     consumed[mi] = true;
                 }
-                if all && superseded(text, s.tok, last_in_clause.is_some_and(|l| s.tok < l), cx.version) {
+                if all && superseded(text, s.tok, last_in_clause.is_some_and(|l| s.tok < l), cx.reading) {
                     continue;
                 }
-                // 2026-12-04: the end of a span is not the fact's value unless the clause changes it.
+                // `span_end_no_value`: the end of a span is not the fact's value unless the clause changes it.
                 if s.span_end {
                     continue;
                 }
@@ -892,37 +892,7 @@ fn nearest_stated(values: &[Stated], first: usize, last: usize) -> Option<usize>
     }
 }
 
-/// 2026-12-04: words that change a value, so that "from … to …" after them names the old value and the new one.
-const CHANGES: &[&str] = &[
-    "moved",
-    "move",
-    "moving",
-    "changed",
-    "change",
-    "changing",
-    "rescheduled",
-    "reschedule",
-    "switched",
-    "switch",
-    "updated",
-    "update",
-    "pushed",
-    "push",
-    "shifted",
-    "shift",
-    "brought",
-    "postponed",
-    "postpone",
-    "delayed",
-    "delay",
-    "bumped",
-    "went",
-    "gone",
-    "goes",
-    "advanced",
-];
-
-/// 2026-12-04: whether a word that changes a value stands before token `tok` in its clause.
+/// `span_end_no_value`: whether a word that changes a value stands before token `tok` in its clause.
 fn change_before(text: &Text<'_>, tok: usize) -> bool {
     let clause = text.toks[tok].clause;
     (tok.saturating_sub(10)..tok)
@@ -931,15 +901,16 @@ fn change_before(text: &Text<'_>, tok: usize) -> bool {
         .any(|k| CHANGES.contains(&text.word_at(k)))
 }
 
-/// 2026-12-01: a value the reply states as the fact's old or rejected value, not as the fact: "from 10 AM" with
-/// another value after it in the clause ("moved from 10 AM to 2 PM"), "instead of 10 AM", "rather than 10 AM",
-/// "not 10 AM", "no longer 10 AM". Up to two words may stand between (`from Tuesday 10 AM`); for `not` and
-/// `no longer` only from 2026-12-04 on (before, right before the value only), which also reads `isn't`, `aren't`,
-/// `wasn't` and `weren't` as `not` ("isn't at 3:30 PM, it's at 4:30 PM").
-fn superseded(text: &Text<'_>, tok: usize, later: bool, version: CheckerVersion) -> bool {
-    let near = |back: usize| back == 1 || version.mends_2026_12_04();
-    // 2026-12-04: "from" names an old value only in a clause that changes it; "is from 3:30 PM to 4:30 PM" is a span.
-    let changed = |k: usize| !version.mends_2026_12_04() || change_before(text, k);
+/// `every_fact_value`: a value the reply states as the fact's old or rejected value, not as the fact: "from 10 AM" with
+/// another value after it in the clause ("moved from 10 AM to 2 PM"), "instead of 10 AM", "rather than 10 AM", "not 10
+/// AM", "no longer 10 AM". Up to two words may stand between (`from Tuesday 10 AM`); for `not` and `no longer` only
+/// with `rejected_value_words` (before, right before the value only), which also reads `isn't`, `aren't`, `wasn't` and
+/// `weren't` as `not` ("isn't at 3:30 PM, it's at 4:30 PM").
+fn superseded(text: &Text<'_>, tok: usize, later: bool, reading: &Reading) -> bool {
+    let near = |back: usize| back == 1 || reading.rejected_value_words;
+    // `span_end_no_value`: "from" names an old value only in a clause that changes it; "is from 3:30 PM to 4:30 PM"
+    // is a span.
+    let changed = |k: usize| !reading.span_end_no_value || change_before(text, k);
     let clause = text.toks[tok].clause;
     let word = |k: usize| Some(text.word_at(k)).filter(|_| text.toks[k].clause == clause);
     (1..=3).any(|back| {
@@ -954,7 +925,7 @@ fn superseded(text: &Text<'_>, tok: usize, later: bool, version: CheckerVersion)
             Some("not") => near(back),
             Some("longer") => near(back) && prev == Some("no"),
             Some("isn't" | "isnt" | "aren't" | "arent" | "wasn't" | "wasnt" | "weren't" | "werent") => {
-                version.mends_2026_12_04()
+                reading.rejected_value_words
             }
             _ => false,
         }

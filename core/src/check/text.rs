@@ -1,7 +1,7 @@
 //! Splits a reply into word tokens with case-folded forms, sentences and clauses.
 //! Owns: what a word is, what ends a sentence or clause, how case is folded (Unicode, Turkish İ/ı → i).
 
-use crate::policy::CheckerVersion;
+use crate::policy::Reading;
 
 /// A word: a run of letters and digits, with apostrophes kept inside (`I've`, `haven't`, `Pro's`).
 #[derive(Debug, Clone, Copy)]
@@ -133,21 +133,21 @@ pub(crate) fn thousands_separator(b: &[u8], at: usize) -> bool {
         && !b.get(at + 4).is_some_and(u8::is_ascii_digit)
 }
 
-/// 2026-12-04: whether the comma at `at` is a decimal comma: a digit right before it, and one or two digits after it
-/// with no third ("49,90 €", "€1,5 million").
+/// `decimal_comma`: whether the comma at `at` is a decimal comma: a digit right before it, and one or two digits after
+/// it with no third ("49,90 €", "€1,5 million").
 fn decimal_comma(b: &[u8], at: usize) -> bool {
     let digits = b.get(at + 1..).unwrap_or_default().iter().take(3).take_while(|d| d.is_ascii_digit()).count();
     at > 0 && b[at - 1].is_ascii_digit() && (1..=2).contains(&digits)
 }
 
-/// 2026-12-04: whether a number (or `#`) follows at `at`, after one space at most.
+/// `no_answer_ends_sentence`: whether a number (or `#`) follows at `at`, after one space at most.
 fn number_after(b: &[u8], at: usize) -> bool {
     let at = if b.get(at) == Some(&b' ') { at + 1 } else { at };
     b.get(at).is_some_and(|c| c.is_ascii_digit() || *c == b'#')
 }
 
-/// 2026-12-04: whether a sentence starts at `at` right after a period with no space: a capital letter and a small
-/// one ("$49.Team is"), so "U.S.A." and "v1.2" are not sentence ends.
+/// `glued_sentence_end`: whether a sentence starts at `at` right after a period with no space: a capital letter and a
+/// small one ("$49.Team is"), so "U.S.A." and "v1.2" are not sentence ends.
 fn glued_sentence_start(b: &[u8], at: usize) -> bool {
     b.get(at).is_some_and(u8::is_ascii_uppercase) && b.get(at + 1).is_some_and(u8::is_ascii_lowercase)
 }
@@ -200,18 +200,14 @@ pub(crate) fn phrase_words(s: &str) -> Vec<String> {
 
 impl<'a> Text<'a> {
     pub(crate) fn new(src: &'a str) -> Text<'a> {
-        Text::read(src, CheckerVersion::V2026_12_01)
+        Text::read(src, Reading::POLICY_WORDS)
     }
 
-    /// A reply as `version` reads it: from 2026-12-03 on (`mended`), a thousands separator ("$1,299") is no clause
-    /// end, so the amount stays in one clause with the words around it; from 2026-12-04 on (`mended_04`), neither is
-    /// a decimal comma ("49,90 €"), and a period right before a capitalised word ends the sentence ("$49.Team").
-    pub(crate) fn for_version(src: &'a str, version: CheckerVersion) -> Text<'a> {
-        Text::read(src, version)
-    }
-
-    fn read(src: &'a str, version: CheckerVersion) -> Text<'a> {
-        let (mended, mended_04) = (version.mends_2026_12_03(), version.mends_2026_12_04());
+    /// A reply as `reading` reads it: with `thousands_separator_in_clause`, a thousands separator ("$1,299") is no
+    /// clause end, so the amount stays in one clause with the words around it; with `decimal_comma`, neither is a
+    /// decimal comma ("49,90 €"); with `glued_sentence_end`, a period right before a capitalised word ends the
+    /// sentence ("$49.Team").
+    pub(crate) fn read(src: &'a str, reading: &Reading) -> Text<'a> {
         // An ASCII reply is folded whole, in one pass: each word's folded form is then at its own offsets.
         let ascii = src.is_ascii();
         let mut t = Text {
@@ -286,9 +282,9 @@ impl<'a> Text<'a> {
                     (fold_start, t.folded.len() as u32)
                 };
                 let word = &t.folded[fold_start as usize..fold_end as usize];
-                // 2026-12-04: `yet` opens no clause of its own ("I haven't yet refunded it"); after a comma the
+                // `yet_in_clause`: `yet` opens no clause of its own ("I haven't yet refunded it"); after a comma the
                 // comma has opened one already ("…, yet we shipped it").
-                if is_clause_word(word) && !t.toks.is_empty() && !(mended_04 && word == "yet") {
+                if is_clause_word(word) && !t.toks.is_empty() && !(reading.yet_in_clause && word == "yet") {
                     clause += 1;
                     t.clause_opens.push(b'w');
                 }
@@ -306,18 +302,19 @@ impl<'a> Text<'a> {
                     let ends = match next {
                         None => true,
                         Some(b) => b.is_ascii_whitespace() || b == b'"' || b == b')' || b == b'\'' || b >= 0x80,
-                    } || mended_04
+                    } || reading.glued_sentence_end
                         && glued_sentence_start(bytes, at + c.len_utf8())
                         && t.toks.last().is_some_and(|last| last.end == at);
                     let abbreviation = c == '.'
                         && t.toks.last().is_some_and(|last| {
                             last.end == at && {
                                 let w = t.word(last);
-                                // 2026-12-04: "No." abbreviates only before a number ("No. 5"); "No. Your order…"
-                                // is an answer and its sentence ends.
-                                let answer = mended_04 && w == "no" && !number_after(bytes, at + 1);
+                                // `no_answer_ends_sentence`: "No." abbreviates only before a number ("No. 5");
+                                // "No. Your order…" is an answer and its sentence ends.
+                                let answer =
+                                    reading.no_answer_ends_sentence && w == "no" && !number_after(bytes, at + 1);
                                 (is_abbreviation(w) && !answer)
-                                    || (mended_04 && w == "rs")
+                                    || (reading.more_currencies && w == "rs")
                                     || (w.chars().count() == 1 && w.chars().all(char::is_alphabetic))
                             }
                         });
@@ -335,8 +332,8 @@ impl<'a> Text<'a> {
                 }
                 '\n' | '\r' if !t.toks.is_empty() => pending_sentence_end = true,
                 // The first mark after a word names the boundary: ", (" is a comma.
-                ',' if mended && thousands_separator(bytes, at) => {}
-                ',' if mended_04 && decimal_comma(bytes, at) => {}
+                ',' if reading.thousands_separator_in_clause && thousands_separator(bytes, at) => {}
+                ',' if reading.decimal_comma && decimal_comma(bytes, at) => {}
                 ',' | ';' | '(' | ')' if pending_clause_end == 0 => pending_clause_end = c as u8,
                 '\u{2014}' if pending_clause_end == 0 => pending_clause_end = b'-',
                 ',' | ';' | '(' | ')' | '\u{2014}' => {}

@@ -1,7 +1,10 @@
 //! The `policy_check` request model of seed 000, read from JSON with every schema limit enforced.
 //! `schema.rs` owns the reading; this file owns the types the checker compiles from.
 
+mod reading;
 mod schema;
+
+pub use reading::Reading;
 
 pub use schema::{
     parse_case, parse_cases, parse_policy, parse_record, parse_request, parse_request_value, parse_verify,
@@ -45,24 +48,6 @@ impl CheckerVersion {
             CheckerVersion::V2026_12_03 => "2026-12-03",
             CheckerVersion::V2026_12_04 => "2026-12-04",
         }
-    }
-
-    /// Whether this version reads replies by issue 17's rules (docs/CHECKER_VERSIONS.md): `2026-12-01` and later.
-    pub(crate) fn reads_roles(self) -> bool {
-        self >= CheckerVersion::V2026_12_01
-    }
-
-    /// Whether this version has the mends of `2026-12-03` (docs/CHECKER_VERSIONS.md): dates read by the month
-    /// word as written.
-    pub(crate) fn mends_2026_12_03(self) -> bool {
-        self >= CheckerVersion::V2026_12_03
-    }
-
-    /// Whether this version has the mends of `2026-12-04` (docs/CHECKER_VERSIONS.md): a decimal comma
-    /// (`49,90 €`, `1.299,00 €`), a dollar currency's code before `$` (`AUD $49`), `million` and `billion` in
-    /// spelled amounts, and a period right before a capitalised word ending the sentence (`$49.Team is`).
-    pub(crate) fn mends_2026_12_04(self) -> bool {
-        self >= CheckerVersion::V2026_12_04
     }
 
     pub fn parse(s: &str) -> Option<CheckerVersion> {
