@@ -418,8 +418,28 @@ fn actions(rng: &mut Rng) -> Case {
     Case { family: "actions", policy: policy_json(&[], &[], &verbs, &[]), record: "{}".into(), unit }
 }
 
+/// A case of every rule family or of facts, its unit without anything that ends a sentence or a clause, so that the
+/// whole reply is one clause: a scan per sentence or per clause then sees every value of the reply.
+fn one_clause(rng: &mut Rng) -> Case {
+    let mut c = if rng.chance(50) { everything(rng) } else { facts(rng) };
+    let words: Vec<&str> = c
+        .unit
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(['.', ',', ';', '!', '?', ':']))
+        .filter(|w| !w.is_empty() && !w.chars().all(|ch| !ch.is_alphanumeric()))
+        .filter(|w| !["but", "however", "and", "so", "yet", "although", "though", "while", "whereas", "because"].contains(w))
+        .collect();
+    c.unit = words.join(" ") + " ";
+    if c.unit.trim().is_empty() {
+        c.unit = "pro ".into();
+    }
+    c.family = "one long clause";
+    c
+}
+
 type Family = fn(&mut Rng) -> Case;
-const FAMILIES: &[Family] = &[nested, shared_aliases, one_phrase, seed_alias, everything, facts, discounts, actions];
+const FAMILIES: &[Family] =
+    &[nested, shared_aliases, one_phrase, seed_alias, everything, facts, discounts, actions, one_clause];
 
 fn cases(seed: u64, per_family: usize) -> Vec<Case> {
     let mut rng = Rng(seed);
@@ -597,6 +617,7 @@ fn main() {
         let (c, v) = jobs[j];
         println!("  {r:6.2}×  case {c} ({}, {}): unit {:?}", all[c].family, versions[v].as_str(), all[c].unit);
         println!("           policy {}", all[c].policy);
+        println!("           record {}", all[c].record);
     }
     println!("complexity: {} passed, {failed} failed", jobs.len() - failed);
     if failed > 0 {

@@ -241,8 +241,18 @@ impl Matcher {
                 }
             }
             if out.len() - before > 1 {
+                // Only this token's matches: they start here, so none can equal an earlier one, and deduplicating
+                // the whole list at every such token made the scan quadratic ("Pro plan" opening both "Pro" and
+                // "Pro plan" at every mention).
                 out[before..].sort_unstable_by_key(|m| m.entry);
-                out.dedup();
+                let mut kept = before + 1;
+                for r in before + 1..out.len() {
+                    if out[r] != out[kept - 1] {
+                        out[kept] = out[r];
+                        kept += 1;
+                    }
+                }
+                out.truncate(kept);
             }
         }
     }

@@ -816,21 +816,36 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
         if list.is_empty() {
             continue;
         }
+        debug_assert!(list.is_sorted_by_key(|s| s.tok), "values in reply order");
+        // The values are in reply order, so a sentence's or a clause's are one run of `list`, found by binary search,
+        // and so is the nearest one to a place: the work per place does not grow with the reply.
+        let run = |lo: usize, hi: usize, key: &dyn Fn(&Stated) -> u32, k: u32| {
+            let a = lo + list[lo..hi].partition_point(|s| key(s) < k);
+            (a, a + list[a..hi].partition_point(|s| key(s) <= k))
+        };
+        let sentence_of = |s: &Stated| text.toks[s.tok].sentence;
+        let clause_of = |s: &Stated| text.toks[s.tok].clause;
+        // The last clause whose values were all judged: another place of the fact's words in it judges the same
+        // values the same way, so it is not judged again.
+        let mut judged_clause = None;
         for (first, last) in phrase::find_phrase(text, &fact.near_words, Mode::Endings) {
-            let sentence = text.toks[first].sentence;
-            let dist = |s: &Stated| {
-                if s.tok > last { (s.tok - last, 0) } else { (first.saturating_sub(s.tok), 1) }
-            };
-            let in_sentence = || list.iter().filter(|s| text.toks[s.tok].sentence == sentence);
+            let (sa, sb) = run(0, list.len(), &sentence_of, text.toks[first].sentence);
             // `every_fact_value`: every value in the clause of the fact's words is stated for it ("moved from 10 AM to
             // 2 PM"); a clause without one falls back to the nearest in the sentence, as before.
             let clause = text.toks[first].clause;
-            let in_clause = || in_sentence().filter(|s| text.toks[s.tok].clause == clause);
-            let all = cx.reading.every_fact_value && in_clause().next().is_some();
-            let last_in_clause = if all { in_clause().next_back().map(|s| s.tok) } else { None };
-            let nearest = if all { None } else { in_sentence().min_by_key(|s| dist(s)) };
-            let judged: &mut dyn Iterator<Item = &Stated> =
-                if all { &mut in_clause() } else { &mut nearest.into_iter() };
+            let (ca, cb) = run(sa, sb, &clause_of, clause);
+            let all = cx.reading.every_fact_value && ca < cb;
+            if all && judged_clause.replace(clause) == Some(clause) {
+                continue;
+            }
+            let last_in_clause = if all { Some(list[cb - 1].tok) } else { None };
+            let judged: &[Stated] = if all {
+                &list[ca..cb]
+            } else {
+                let sentence = &list[sa..sb];
+                let i = nearest_stated(sentence, first, last);
+                i.map_or(&[], |i| std::slice::from_ref(&sentence[i]))
+            };
             for s in judged {
                 if let Some(mi) = s.money {
                     consumed[mi] = true;
@@ -854,6 +869,26 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
                 }
             }
         }
+    }
+}
+
+/// The value of `values` (one sentence's, in reply order) nearest the fact's words at tokens `first..=last`: the
+/// first at the smallest distance, one after `last` winning a tie with one before (by binary search; the same
+/// choice as a scan keyed on (distance, before)).
+fn nearest_stated(values: &[Stated], first: usize, last: usize) -> Option<usize> {
+    // The first value past `last`, and the first of the values at or before it that are nearest: the first one
+    // inside the words if any, else the first of those at the latest token before them.
+    let after = values.partition_point(|s| s.tok <= last);
+    let inside = values.partition_point(|s| s.tok < first);
+    let before = if inside < after {
+        Some(inside)
+    } else {
+        after.checked_sub(1).map(|i| values.partition_point(|s| s.tok < values[i].tok))
+    };
+    let dist_before = |i: usize| first.saturating_sub(values[i].tok);
+    match (before, (after < values.len()).then_some(after)) {
+        (Some(b), Some(a)) => Some(if values[a].tok - last <= dist_before(b) { a } else { b }),
+        (b, a) => a.or(b),
     }
 }
 
@@ -895,4 +930,31 @@ fn superseded(text: &Text<'_>, tok: usize, later: bool, reading: &Reading) -> bo
             _ => false,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(tok: usize) -> Stated {
+        Stated { start: tok, end: tok, tok, value: None, alt: None, money: None, span_end: false }
+    }
+
+    proptest::proptest! {
+        /// The binary search picks what a scan of every value keyed on (distance, before) picks, the first of equals:
+        /// values in reply order, several on one token, some inside the fact's words.
+        #[test]
+        fn nearest_is_the_scans_choice(
+            mut toks in proptest::collection::vec(0usize..40, 0..12),
+            first in 0usize..40,
+            len in 0usize..4,
+        ) {
+            toks.sort_unstable();
+            let values: Vec<Stated> = toks.iter().map(|&t| at(t)).collect();
+            let last = first + len;
+            let dist = |s: &Stated| if s.tok > last { (s.tok - last, 0) } else { (first.saturating_sub(s.tok), 1) };
+            let scan = values.iter().enumerate().min_by_key(|(_, s)| dist(s)).map(|(i, _)| i);
+            proptest::prop_assert_eq!(nearest_stated(&values, first, last), scan);
+        }
+    }
 }
