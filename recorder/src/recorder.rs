@@ -1436,6 +1436,8 @@ impl Recorder {
                         format!("a known head of size {old_size} is past the bundle's head"),
                     ));
                 }
+                // The empty tree is a prefix of every tree: the verifier takes this log's head of size 0 (checked
+                // by own_head: our root at size 0, the empty root) without a proof, and RFC 9162 has none.
                 if old_size == 0 {
                     continue;
                 }
