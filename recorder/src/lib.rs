@@ -4,6 +4,7 @@
 //! before it returns, and a restart restores everything, so a restart never looks like a forked log.
 
 pub mod api;
+mod dbfile;
 mod failpoint;
 pub mod keyfile;
 #[cfg(feature = "postgres")]
@@ -15,6 +16,7 @@ pub mod tiles;
 mod tree;
 pub mod witness;
 
+pub use dbfile::Create;
 pub use keyfile::{KEY_ENV, LoadedKey, generate_key_file, parse_key, read_key_env, read_key_file};
 pub use recorder::{
     AttestRequest, Attested, BundleRequest, GrantInfo, Head, OpenAction, OpenActions, Outcome, Recorder,
