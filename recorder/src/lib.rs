@@ -4,6 +4,7 @@
 //! before it returns, and a restart restores everything, so a restart never looks like a forked log.
 
 pub mod api;
+mod conninfo;
 mod dbfile;
 mod failpoint;
 pub mod keyfile;
