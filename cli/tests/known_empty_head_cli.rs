@@ -4,25 +4,20 @@
 
 mod common;
 
+use common::answer;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Arc;
 
-use curbi::proof::envelope::Limits;
-use curbi::proof::gate::{Confirmation, FixedClock, Gate, GateConfig, Grant, Mutation, Outcome};
+use curbi::proof::gate::Gate;
 use curbi::proof::note::{self, Checkpoint};
-use curbi_testkit::fixtures::{ORIGIN, T0, TENANT};
+use curbi_testkit::fixtures::{ORIGIN, T0};
 use curbi_testkit::keys::test_key;
+use curbi_testkit::large::dispatch_log;
 use serde_json::{Value, json};
 
 fn curbi(args: &[&str]) -> Output {
     Command::new(common::BIN).args(args).env_remove("CURBI_RECORDER_KEY").output().unwrap()
-}
-
-fn answer(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!("not JSON ({e}): {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-    })
 }
 
 fn dir(tag: &str) -> PathBuf {
@@ -40,38 +35,8 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
 
 /// A reference gate with `n` DONE receipts and a signed head at every size from 0 to `n` (index = size).
 fn log(n: u64) -> (Gate, Vec<String>) {
-    let clock = Arc::new(FixedClock::new(T0));
-    let mut gate = Gate::new(test_key(), GateConfig::new(ORIGIN), clock.clone()).unwrap();
-    let grant = gate
-        .grant(Grant {
-            id: Some("grant:ops".into()),
-            agent: "agent:ops".into(),
-            operations: vec!["dispatch.create".into()],
-            resources: vec!["job:*".into()],
-            limits: Limits::default(),
-            not_before: None,
-            expires_at: T0 + 30 * 86_400,
-        })
-        .unwrap();
-    let mut heads = vec![gate.checkpoint().unwrap()];
-    for i in 0..n {
-        let m = Mutation {
-            tenant: TENANT.into(),
-            idempotency_key: format!("job-{i}"),
-            agent: "agent:ops".into(),
-            operation: "dispatch.create".into(),
-            resource: format!("job:{i}"),
-            amount: None,
-            currency: None,
-        };
-        gate.attest(grant, &m).unwrap();
-        clock.advance(1);
-        let evidence = format!(r#"{{"operation":"dispatch.create","resource":"job:{i}","status":"succeeded"}}"#);
-        let done = gate.confirm(TENANT, &m.idempotency_key, Outcome::Done(evidence.as_bytes())).unwrap();
-        assert!(matches!(done, Confirmation::Receipt(_)));
-        heads.push(gate.checkpoint().unwrap());
-    }
-    (gate, heads)
+    let (gate, heads) = dispatch_log(n, |_| true).unwrap();
+    (gate, heads.into_iter().map(|(_, h)| h).collect())
 }
 
 /// Every log of 1 to 5 receipts, every head of it as the bundle's head, and every set of the earlier non-empty heads

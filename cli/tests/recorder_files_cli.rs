@@ -4,11 +4,11 @@
 
 mod common;
 
+use common::answer;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-use serde_json::Value;
 
 /// `curbi` with `args`, in `cwd`, under a umask of 022.
 fn curbi(cwd: &Path, args: &[&str]) -> Output {
@@ -19,12 +19,6 @@ fn curbi(cwd: &Path, args: &[&str]) -> Output {
         .env_remove("CURBI_RECORDER_KEY")
         .output()
         .expect("runs curbi")
-}
-
-fn answer(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!("not JSON ({e}): {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-    })
 }
 
 fn work_dir(tag: &str) -> PathBuf {

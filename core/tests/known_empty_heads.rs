@@ -2,59 +2,18 @@
 //! RFC 9162 empty root never fails a bundle, with or without proofs; one with any other root is `history_unproven`.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::sync::Arc;
-
 use curbi::encoding::sha256;
-use curbi::proof::envelope::Limits;
-use curbi::proof::gate::{Confirmation, FixedClock, Gate, GateConfig, Grant, Mutation, Outcome};
+use curbi::proof::gate::Gate;
 use curbi::proof::note::{self, Checkpoint};
-use curbi_testkit::fixtures::{ORIGIN, T0, TENANT};
+use curbi_testkit::fixtures::{ORIGIN, T0};
 use curbi_testkit::keys::test_key;
+use curbi_testkit::large::dispatch_log;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-/// A reference gate with `n` DONE receipts, signing a head after each size in `signed_at_sizes` (ascending, the
-/// empty log's head first); returns the gate and the heads by size.
+/// A reference gate with `n` DONE receipts, signing a head at each size in `signed_at_sizes`; the heads by size.
 fn log(n: u64, signed_at_sizes: &[u64]) -> (Gate, Vec<(u64, String)>) {
-    let clock = Arc::new(FixedClock::new(T0));
-    let mut gate = Gate::new(test_key(), GateConfig::new(ORIGIN), clock.clone()).unwrap();
-    let grant = gate
-        .grant(Grant {
-            id: Some("grant:ops".into()),
-            agent: "agent:ops".into(),
-            operations: vec!["dispatch.create".into()],
-            resources: vec!["job:*".into()],
-            limits: Limits::default(),
-            not_before: None,
-            expires_at: T0 + 30 * 86_400,
-        })
-        .unwrap();
-    let mut heads = Vec::new();
-    for i in 0..=n {
-        if signed_at_sizes.contains(&i) {
-            heads.push((i, gate.checkpoint().unwrap()));
-        }
-        if i == n {
-            break;
-        }
-        let m = Mutation {
-            tenant: TENANT.into(),
-            idempotency_key: format!("job-{i}"),
-            agent: "agent:ops".into(),
-            operation: "dispatch.create".into(),
-            resource: format!("job:{i}"),
-            amount: None,
-            currency: None,
-        };
-        gate.attest(grant, &m).unwrap();
-        clock.advance(1);
-        let evidence = format!(r#"{{"operation":"dispatch.create","resource":"job:{i}","status":"succeeded"}}"#);
-        assert!(matches!(
-            gate.confirm(TENANT, &m.idempotency_key, Outcome::Done(evidence.as_bytes())).unwrap(),
-            Confirmation::Receipt(_)
-        ));
-    }
-    (gate, heads)
+    dispatch_log(n, |i| signed_at_sizes.contains(&i)).unwrap()
 }
 
 fn verify(bundle: &Value, gate: &Gate, known: &[&str]) -> Value {
