@@ -150,8 +150,8 @@ pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
     }?;
     let mut options = RecorderOptions::new(path, &origin, key);
     match boolean(obj, "", "create")? {
-        Some(true) => options.create = crate::Create::Yes,
-        Some(false) => options.create = crate::Create::No,
+        Some(true) => options.create = crate::dbfile::Create::Yes,
+        Some(false) => options.create = crate::dbfile::Create::No,
         None => {}
     }
     options.rotate = boolean(obj, "", "rotate")?.unwrap_or(false);

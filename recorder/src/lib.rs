@@ -5,7 +5,7 @@
 
 pub mod api;
 mod conninfo;
-mod dbfile;
+pub mod dbfile;
 mod failpoint;
 pub mod keyfile;
 #[cfg(feature = "postgres")]
@@ -17,7 +17,6 @@ pub mod tiles;
 mod tree;
 pub mod witness;
 
-pub use dbfile::Create;
 pub use keyfile::{KEY_ENV, LoadedKey, generate_key_file, parse_key, read_key_env, read_key_file};
 pub use recorder::{
     AttestRequest, Attested, BundleRequest, GrantInfo, Head, OpenAction, OpenActions, Outcome, Recorder,

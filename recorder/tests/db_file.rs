@@ -7,7 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{ORIGIN, T0, call, grow, key, refund_grant};
-use curbi_recorder::{Create, Recorder, RecorderOptions};
+use curbi_recorder::dbfile::Create;
+use curbi_recorder::{Recorder, RecorderOptions};
 
 fn options(path: &Path, origin: &str, create: Option<Create>) -> RecorderOptions {
     let mut o = RecorderOptions::new(path, origin, key(1, "k1")).fixed_clock(T0);
