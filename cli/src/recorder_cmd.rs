@@ -181,6 +181,8 @@ pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
     if sub == "init" && !config.contains_key("origin") {
         return usage_error("recorder init needs --origin ORIGIN");
     }
+    // Only init starts a new log; every other command opens an existing one, so a mistyped --db is an error.
+    config.insert("create".into(), (sub == "init").into());
     let recorder = match curbi_recorder::api::open_json(Value::Object(config).to_string().as_bytes()) {
         Ok(r) => r,
         Err(e) => return print_result(Err(e), 0),

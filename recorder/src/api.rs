@@ -111,8 +111,10 @@ fn strings(obj: &Map<String, Value>, path: &str, name: &str) -> Result<Vec<Strin
     }
 }
 
-/// Opens a recorder from `{"path", "origin"?, "key_file" | "key_env", "rotate"?, "now"?, "attestation_ttl"?,
-/// "receipt_ttl"?, "witnesses"?, "witness_timeout_ms"?, "publish"?}`. `now` (Unix seconds) fixes the clock, for
+/// Opens a recorder from `{"path", "origin"?, "create"?, "key_file" | "key_env", "rotate"?, "now"?,
+/// "attestation_ttl"?, "receipt_ttl"?, "witnesses"?, "witness_timeout_ms"?, "publish"?}`. `create` (a boolean):
+/// `true` starts a new log in a missing or empty file, `false` opens an existing log only; absent, a missing file
+/// becomes a new log when `origin` is given (docs/RECORDER.md §Creating and opening). `now` (Unix seconds) fixes the clock, for
 /// tests and vectors; without it the system clock runs. `witnesses` (`[{key, url}]`) and `publish` (a directory) are
 /// what each `checkpoint` call does with the head it signs (docs/RECORDER.md §Witnesses).
 pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
@@ -123,6 +125,7 @@ pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
         &[
             "path",
             "origin",
+            "create",
             "key_file",
             "key_env",
             "rotate",
@@ -146,6 +149,11 @@ pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
         }
     }?;
     let mut options = RecorderOptions::new(path, &origin, key);
+    match boolean(obj, "", "create")? {
+        Some(true) => options.create = crate::dbfile::Create::Yes,
+        Some(false) => options.create = crate::dbfile::Create::No,
+        None => {}
+    }
     options.rotate = boolean(obj, "", "rotate")?.unwrap_or(false);
     if let Some(t) = integer(obj, "", "now")? {
         options = options.fixed_clock(t);

@@ -4,6 +4,8 @@
 //! before it returns, and a restart restores everything, so a restart never looks like a forked log.
 
 pub mod api;
+mod conninfo;
+pub mod dbfile;
 mod failpoint;
 pub mod keyfile;
 #[cfg(feature = "postgres")]

@@ -23,6 +23,7 @@ use curbi::{Error, ErrorCode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::dbfile::{self, Create};
 use crate::failpoint;
 use crate::keyfile::LoadedKey;
 use crate::sqlite::SqliteStore;
@@ -52,9 +53,12 @@ impl Clock for SystemClock {
 /// How to open a recorder.
 #[derive(Debug, Clone)]
 pub struct RecorderOptions {
-    /// The SQLite database file (created when missing), or a `postgres://` / `postgresql://` URL (feature
-    /// `postgres`; docs/RECORDER.md §Deployment on PostgreSQL).
+    /// The SQLite database file (a new log only as `create` allows), or a `postgres://` / `postgresql://` URL
+    /// (feature `postgres`; docs/RECORDER.md §Deployment on PostgreSQL).
     pub path: PathBuf,
+    /// Whether this open may start a new log in a missing or empty SQLite file: [`Create::IfMissing`] when `new`
+    /// is given an origin, else [`Create::No`].
+    pub create: Create,
     /// The log origin, `curbi-checkpoint-v1.<name>`: fixed when the database is created. Empty: the one stored.
     pub origin: String,
     /// The signing key and its kid.
@@ -76,6 +80,7 @@ impl RecorderOptions {
     pub fn new(path: impl Into<PathBuf>, origin: &str, key: LoadedKey) -> RecorderOptions {
         RecorderOptions {
             path: path.into(),
+            create: if origin.is_empty() { Create::No } else { Create::IfMissing },
             origin: origin.to_string(),
             key,
             clock: Arc::new(SystemClock),
@@ -423,11 +428,16 @@ impl Recorder {
     /// Opens the recorder on its SQLite file, or on PostgreSQL when the path is a `postgres://` or
     /// `postgresql://` URL (feature `postgres`), restoring everything it holds.
     pub fn open(options: RecorderOptions) -> Result<Recorder, Error> {
-        let store: Arc<dyn Storage> = match options.path.to_str().filter(|p| crate::store::is_postgres_url(p)) {
-            Some(url) => open_postgres(url)?,
-            None => Arc::new(SqliteStore::open(&options.path)?),
-        };
-        Recorder::open_on(store, options)
+        if let Some(url) = options.path.to_str().filter(|p| crate::store::is_postgres_url(p)) {
+            return Recorder::open_on(open_postgres(url)?, options);
+        }
+        // A refused open leaves no file behind: the file it made is removed once SQLite has let go of it.
+        let new = dbfile::prepare(&options.path, options.create, !options.origin.is_empty())?;
+        let opened = SqliteStore::open(&options.path).and_then(|s| Recorder::open_on(Arc::new(s), options));
+        if let (Err(_), Some(new)) = (&opened, new) {
+            new.undo();
+        }
+        opened
     }
 
     /// Opens the recorder on any [`Storage`].
@@ -1436,6 +1446,8 @@ impl Recorder {
                         format!("a known head of size {old_size} is past the bundle's head"),
                     ));
                 }
+                // The empty tree is a prefix of every tree: the verifier takes this log's head of size 0 (checked
+                // by own_head: our root at size 0, the empty root) without a proof, and RFC 9162 has none.
                 if old_size == 0 {
                     continue;
                 }

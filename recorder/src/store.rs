@@ -207,62 +207,18 @@ pub trait Storage: Send + Sync + fmt::Debug {
     fn read(&self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<(), Error>) -> Result<(), Error>;
 }
 
-/// Is `path` a PostgreSQL URL (`postgres://` or `postgresql://`)?
+/// Is `path` a PostgreSQL connection string: a `postgres://` or `postgresql://` URL, or libpq's `key=value` form
+/// with only options tokio-postgres knows (so a file name such as `a=b.db` stays a SQLite file)?
 pub fn is_postgres_url(path: &str) -> bool {
-    path.starts_with("postgres://") || path.starts_with("postgresql://")
+    path.starts_with("postgres://") || path.starts_with("postgresql://") || crate::conninfo::is_key_value(path)
 }
 
-/// The URL with its password (and any `password=` parameter) replaced by `***`: what errors and logs show.
+/// The connection string with its credentials replaced by `***`, read as tokio-postgres reads it (module
+/// `conninfo`): what errors and logs show.
 pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
-    let (authority, tail) = match rest.find(['/', '?']) {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    let authority = match authority.rsplit_once('@') {
-        Some((user, host)) => match user.split_once(':') {
-            Some((name, _)) => format!("{name}:***@{host}"),
-            None => authority.to_string(),
-        },
-        None => authority.to_string(),
-    };
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let query: Vec<String> = query
-                .split('&')
-                .map(|kv| match kv.split_once('=') {
-                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
-                    _ => kv.to_string(),
-                })
-                .collect();
-            format!("{path}?{}", query.join("&"))
-        }
-        None => tail.to_string(),
-    };
-    format!("{scheme}://{authority}{tail}")
+    crate::conninfo::redact(url)
 }
 
 fn as_text<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&String::from_utf8_lossy(bytes))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_are_recognised_and_passwords_never_shown() {
-        assert!(is_postgres_url("postgres://u@h/db") && is_postgres_url("postgresql://h/db"));
-        assert!(!is_postgres_url("/var/lib/log.db") && !is_postgres_url("postgres.db"));
-        assert_eq!(
-            redact_url("postgres://shop:s3cret@db.internal:5432/log"),
-            "postgres://shop:***@db.internal:5432/log"
-        );
-        assert_eq!(
-            redact_url("postgresql://shop@db/log?sslmode=disable&password=s3cret"),
-            "postgresql://shop@db/log?sslmode=disable&password=***"
-        );
-        assert_eq!(redact_url("postgres://db/log"), "postgres://db/log");
-        assert_eq!(redact_url("postgres://a:b@c"), "postgres://a:***@c");
-    }
 }

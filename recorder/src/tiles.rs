@@ -41,9 +41,10 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     Error::new(ErrorCode::Storage, "/dir", format!("{}: {e}", path.display()))
 }
 
-/// Creates `dir` (and its missing parents), syncing each parent a new directory was added to.
+/// Creates `dir` (and its missing parents), syncing each parent a new directory was added to. A relative path's
+/// last parent is the empty path, the working directory, which is there already (creating it fails).
 fn make_dir(dir: &Path) -> Result<(), Error> {
-    if dir.is_dir() {
+    if dir.as_os_str().is_empty() || dir.is_dir() {
         return Ok(());
     }
     if let Some(parent) = dir.parent() {

@@ -48,3 +48,10 @@ pub(crate) fn run_stdin<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
     writer.join().expect("stdin writer");
     out
 }
+
+/// The JSON a run printed on stdout; a run that printed none fails the test with both of its streams.
+pub(crate) fn answer(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!("not JSON ({e}): {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    })
+}

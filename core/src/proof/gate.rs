@@ -455,6 +455,11 @@ impl Gate {
         let mut consistency = Vec::with_capacity(older.len());
         for old in older {
             let old_size = self.own_head_size(old)?;
+            // The empty tree is a prefix of every tree: a verifier takes a head of size 0 without a proof, and
+            // RFC 9162 has none from size 0 (docs/PROOF.md §Verifying a bundle).
+            if old_size == 0 {
+                continue;
+            }
             consistency
                 .push(OlderHead { head: (*old).to_string(), proof: self.log.consistency_proof(old_size, size)? });
         }

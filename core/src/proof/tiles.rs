@@ -285,7 +285,16 @@ pub fn bundle_from_tiles<F: Fetch + ?Sized>(
                 format!("a known head of size {old_size} is past the published checkpoint's {size}"),
             ));
         }
+        // The empty tree is a prefix of every tree: a verifier takes a head of size 0 without a proof (RFC 9162
+        // has none from size 0), as long as it is the empty tree.
         if old_size == 0 {
+            if *parsed.checkpoint().root() != super::merkle::empty_root() {
+                return Err(Error::new(
+                    ErrorCode::UnknownHead,
+                    &path,
+                    "a known head of size 0 whose root is not the empty tree's (SHA-256 of the empty string)",
+                ));
+            }
             continue;
         }
         consistency.push(OlderHead { head: old.clone(), proof: consistency_proof_in(&tiles, old_size, size)? });

@@ -121,6 +121,17 @@ pub(crate) fn check_history(
                 ),
             );
         }
+        // The empty tree is a prefix of every tree, so a known head of size 0 needs no proof (RFC 9162 has none
+        // from size 0); it only has to be the empty tree, whose root is SHA-256 of the empty string.
+        if cp.size() == 0 {
+            if *cp.root() != merkle::empty_root() {
+                return unproven(
+                    at,
+                    "a known head of size 0 whose root is not the empty tree's (SHA-256 of the empty string)".into(),
+                );
+            }
+            continue;
+        }
         if !proven.contains(&(cp.size(), *cp.root())) {
             return unproven(
                 at,
