@@ -33,13 +33,23 @@ pub async fn run(config: Config, key: Option<String>) -> std::io::Result<()> {
         None => Caller::Anonymous,
     };
     let server = Arc::new(Server::new(config));
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut input = BufReader::new(tokio::io::stdin());
     let mut out = tokio::io::stdout();
-    while let Some(line) = lines.next_line().await? {
-        if line.trim().is_empty() {
+    let mut line = Vec::new();
+    loop {
+        // A line is read as bytes, not text: one that is not UTF-8 (a stray \xff, a surrogate's bytes, a cut
+        // character) is a message like any other, answered -32700 by the same reader as an HTTP body, and the
+        // next line is served. Reading it as text would end the whole session on one bad byte (issue 43).
+        line.clear();
+        if input.read_until(b'\n', &mut line).await? == 0 {
+            break;
+        }
+        let message = line.strip_suffix(b"\n").unwrap_or(&line);
+        let message = message.strip_suffix(b"\r").unwrap_or(message);
+        if message.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if let Some(answer) = answer(&server, &caller, line.as_bytes()).await {
+        if let Some(answer) = answer(&server, &caller, message).await {
             out.write_all(answer.as_bytes()).await?;
             out.write_all(b"\n").await?;
             out.flush().await?;
