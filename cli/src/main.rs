@@ -1,6 +1,15 @@
 //! The `curbi` command. Arguments are parsed by hand: a few subcommands do not justify a parser dependency.
 #![forbid(unsafe_code)]
 
+// Before the modules, so that they can use it. A diagnostic on stderr never decides the exit status: with stderr
+// closed or on a full disk it is lost, where `eprintln!` would panic and exit as a bug (issue 43).
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod check_cmd;
 mod proof_cmd;
 mod purchase_cmd;
@@ -268,7 +277,7 @@ const MAX_INPUT: u64 = 256 * 1024 * 1024;
 /// A failed write to stdout: exit [`EXIT_OUTPUT`], with a message on stderr unless the reader simply went away.
 pub(crate) fn stdout_failed(e: &io::Error) -> ExitCode {
     if e.kind() != io::ErrorKind::BrokenPipe {
-        eprintln!("curbi: cannot write to stdout: {e}");
+        note!("curbi: cannot write to stdout: {e}");
     }
     ExitCode::from(EXIT_OUTPUT)
 }
@@ -327,7 +336,7 @@ fn main() -> ExitCode {
 }
 
 fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("curbi: {msg}\n\n{}", USAGE.trim_end());
+    note!("curbi: {msg}\n\n{}", USAGE.trim_end());
     ExitCode::from(EXIT_INVALID)
 }
 
@@ -352,7 +361,7 @@ fn read_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
         std::fs::File::open(PathBuf::from(file)).and_then(|mut f| read(&mut f))
     };
     let body = body.map_err(|e| {
-        eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
+        note!("curbi: cannot read {}: {e}", file.to_string_lossy());
         ExitCode::from(EXIT_INVALID)
     })?;
     if file == "-" || !is_yaml(file) {
@@ -400,7 +409,7 @@ fn mcp_command(args: &[OsString]) -> ExitCode {
     let config = match curbi_mcp::Config::from_env() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("curbi: {e}");
+            note!("curbi: {e}");
             return ExitCode::from(EXIT_INVALID);
         }
     };
@@ -408,14 +417,15 @@ fn mcp_command(args: &[OsString]) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("curbi: cannot start the async runtime: {e}");
+            note!("curbi: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
     match runtime.block_on(curbi_mcp::stdio::run(config, key)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(curbi_mcp::stdio::StdioError::Output(e)) => stdout_failed(&e),
         Err(e) => {
-            eprintln!("curbi: mcp --stdio: {e}");
+            note!("curbi: mcp --stdio: {e}");
             ExitCode::FAILURE
         }
     }
@@ -442,14 +452,14 @@ fn serve_command(args: &[OsString]) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("curbi: cannot start the async runtime: {e}");
+            note!("curbi: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
     match runtime.block_on(curbi_mcp::run(addr.as_str())) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("curbi: cannot serve on {addr}: {e}");
+            note!("curbi: cannot serve on {addr}: {e}");
             ExitCode::FAILURE
         }
     }

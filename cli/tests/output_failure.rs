@@ -1,0 +1,156 @@
+//! Output that cannot be written (issue 43): stdout on a full disk (/dev/full) or a pipe whose reader has closed
+//! exits 4, the documented "output could not be written", for every command that prints, `--jsonl` included (it
+//! exited 3, "internal error"); a stderr that cannot be written loses only the diagnostics, never the exit status.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use common::{BIN, temp_file};
+
+const POLICY: &str = r#"{"prices":[{"item":"Starter","amount":49}]}"#;
+const REQUEST: &str = r#"{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
+
+/// Where a run's stdout or stderr goes.
+#[derive(Clone, Copy, Debug)]
+enum Sink {
+    /// A device on which every write fails with ENOSPC.
+    Full,
+    /// A pipe whose read end was closed before the process started: every write fails with EPIPE.
+    Closed,
+    Captured,
+}
+
+fn stdio(sink: Sink) -> Stdio {
+    match sink {
+        Sink::Full => File::options().write(true).open("/dev/full").unwrap().into(),
+        Sink::Closed => {
+            // The write end of a pipe whose only reader, `true`, has exited (std's own pipe() is newer than the
+            // MSRV): each write to it fails with EPIPE, however soon.
+            let mut reader = Command::new("true").stdin(Stdio::piped()).spawn().unwrap();
+            let writer = reader.stdin.take().unwrap();
+            assert!(reader.wait().unwrap().success());
+            writer.into()
+        }
+        Sink::Captured => Stdio::piped(),
+    }
+}
+
+fn run(args: &[&str], stdin: &[u8], stdout: Sink, stderr: Sink) -> Output {
+    let mut child =
+        Command::new(BIN).args(args).stdin(Stdio::piped()).stdout(stdio(stdout)).stderr(stdio(stderr)).spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    // A child that exits without reading closes its stdin: that broken pipe is not what is tested.
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+struct Files {
+    policy: PathBuf,
+    request: PathBuf,
+    cases: PathBuf,
+}
+
+fn files() -> Files {
+    let cases =
+        (0..50).map(|i| format!("{{\"id\":\"c{i}\",\"reply\":\"Starter is ${}.\"}}\n", 40 + i)).collect::<String>();
+    Files {
+        policy: temp_file("out-policy", POLICY.as_bytes()),
+        request: temp_file("out-request", REQUEST.as_bytes()),
+        cases: temp_file("out-cases", cases.as_bytes()),
+    }
+}
+
+#[test]
+fn jsonl_output_that_cannot_be_written_exits_4() {
+    let f = files();
+    let args = ["check", "--policy", f.policy.to_str().unwrap(), "--jsonl", f.cases.to_str().unwrap()];
+    for sink in [Sink::Full, Sink::Closed] {
+        let out = run(&args, b"", sink, Sink::Captured);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{sink:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{sink:?}: {stderr}");
+        if let Sink::Full = sink {
+            assert!(stderr.contains("cannot write to stdout"), "{stderr}");
+        }
+    }
+    // Stdin as IN, the same.
+    let cases = std::fs::read(&f.cases).unwrap();
+    let out =
+        run(&["check", "--policy", f.policy.to_str().unwrap(), "--jsonl", "-"], &cases, Sink::Full, Sink::Captured);
+    assert_eq!(out.status.code(), Some(4));
+}
+
+#[test]
+fn every_printing_command_exits_4_when_stdout_cannot_be_written() {
+    let f = files();
+    let (policy, request, cases) = (f.policy.to_str().unwrap(), f.request.to_str().unwrap(), f.cases.to_str().unwrap());
+    let ping = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".as_slice();
+    let runs: [(&[&str], &[u8]); 10] = [
+        (&["--version"], b""),
+        (&["help"], b""),
+        (&["check", "--help"], b""),
+        (&["check", request], b""),
+        (&["check", "--pretty", "-"], b"{not json"),
+        (&["check", "--explain", request], b""),
+        (&["check", "--policy", policy, "--jsonl", cases], b""),
+        (&["lint", policy], b""),
+        (&["export", "--help"], b""),
+        (&["mcp", "--stdio"], ping),
+    ];
+    for (args, stdin) in runs {
+        // The same run with stdout captured succeeds in writing (0 pass, 1 findings, 2 an error document).
+        let ok = run(args, stdin, Sink::Captured, Sink::Captured);
+        assert!(matches!(ok.status.code(), Some(0..=2)) && !ok.stdout.is_empty(), "{args:?}: {ok:?}");
+        for sink in [Sink::Full, Sink::Closed] {
+            let out = run(args, stdin, sink, Sink::Captured);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(4), "{args:?} {sink:?}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{args:?} {sink:?}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn a_stderr_that_cannot_be_written_keeps_the_exit_status() {
+    let f = files();
+    let args = ["check", "--policy", f.policy.to_str().unwrap(), "--jsonl", f.cases.to_str().unwrap()];
+    let expected = run(&args, b"", Sink::Captured, Sink::Captured);
+    assert_eq!(expected.status.code(), Some(1), "the cases hold findings");
+    for sink in [Sink::Full, Sink::Closed] {
+        // The summary line goes to stderr after every result: it is lost, the results and the status are not.
+        let out = run(&args, b"", Sink::Captured, sink);
+        assert_eq!(out.status.code(), Some(1), "{sink:?}");
+        assert_eq!(out.stdout, expected.stdout, "{sink:?}");
+    }
+}
+
+#[test]
+fn a_refusal_keeps_its_status_when_stderr_cannot_be_written() {
+    let f = files();
+    let missing = f.policy.with_extension("missing");
+    let runs: [(&[&str], i32); 4] = [
+        (&["no-such-command"], 2),
+        (&["check"], 2),
+        (&["check", missing.to_str().unwrap()], 2),
+        (&["lint", missing.to_str().unwrap()], 2),
+    ];
+    for (args, status) in runs {
+        let told = run(args, b"", Sink::Captured, Sink::Captured);
+        assert_eq!(told.status.code(), Some(status), "{args:?}");
+        assert!(!told.stderr.is_empty(), "{args:?}: the message this test loses");
+        for sink in [Sink::Full, Sink::Closed] {
+            let out = run(args, b"", Sink::Captured, sink);
+            assert_eq!(out.status.code(), Some(status), "{args:?} {sink:?}");
+        }
+    }
+}
