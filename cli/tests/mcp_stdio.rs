@@ -1,12 +1,12 @@
-//! The `curbi mcp --stdio` process on bytes that are not UTF-8 (issue 43): each such line is answered JSON-RPC
-//! -32700 (as an HTTP body is) and the session carries on to answer the valid request after it.
+//! The `curbi mcp --stdio` process (issue 43): a line that is not UTF-8 is answered JSON-RPC -32700 (as an HTTP body
+//! is) and the session carries on; `verify_bundle` in fresh mode verifies at the server's clock (`CURBI_MCP_NOW`).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
 
 use serde_json::{Value, json};
 
-use common::run_stdin;
+use common::{BIN, run_stdin};
 
 /// Bad lines of every kind: each lone byte that cannot start or stand as a UTF-8 character (continuation bytes,
 /// overlong and out-of-range lead bytes, \xff); the bytes of each lone surrogate half the CESU way (\xed\xa0\x80..
@@ -53,4 +53,34 @@ fn non_utf8_lines_get_parse_errors_and_the_session_carries_on() {
         assert_eq!(a["id"], Value::Null, "line {i}: an unreadable message has no id: {a}");
     }
     assert_eq!(answers[bad], json!({"jsonrpc": "2.0", "id": "after", "result": {}}));
+}
+
+/// Seed 000's fresh-mode-expired vector through the process: its `now` is the server's clock, not an argument.
+#[test]
+fn fresh_mode_verifies_at_the_servers_clock() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors/proof/fresh-mode-expired.json");
+    let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let mut args = doc["input"].clone();
+    let now = args.as_object_mut().unwrap().remove("now").unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "verify_bundle", "arguments": args}});
+    let mut child = std::process::Command::new(BIN)
+        .args(["mcp", "--stdio"])
+        .env("CURBI_MCP_NOW", now.as_str().unwrap())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(format!("{call}\n").as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &answer["result"]["structuredContent"];
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let items: Vec<Value> = v["items"].as_array().unwrap().iter().map(|i| i["reason"].clone()).collect();
+    assert_eq!(json!({"ok": v["ok"], "reason": v["reason"], "items": items}), doc["expected"], "{answer}");
 }
