@@ -282,6 +282,14 @@ pub(crate) fn stdout_failed(e: &io::Error) -> ExitCode {
     ExitCode::from(EXIT_OUTPUT)
 }
 
+/// A file a command writes could not be written: exit [`EXIT_OUTPUT`] when the writing itself failed (a full disk,
+/// a broken pipe), as for stdout; [`EXIT_INVALID`] for a path that cannot be opened or made (a bad argument).
+pub(crate) fn file_write_failed(path: &std::path::Path, e: &io::Error) -> ExitCode {
+    note!("curbi: cannot write {}: {e}", path.display());
+    let output = matches!(e.kind(), io::ErrorKind::StorageFull | io::ErrorKind::BrokenPipe);
+    ExitCode::from(if output { EXIT_OUTPUT } else { EXIT_INVALID })
+}
+
 /// The input cap: `CURBI_MAX_INPUT_BYTES` when set to a whole number, else [`MAX_INPUT`].
 fn max_input() -> u64 {
     std::env::var("CURBI_MAX_INPUT_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(MAX_INPUT)

@@ -295,10 +295,7 @@ fn check_file_bytes(path: &Path, bytes: &[u8]) -> ExitCode {
 fn write_file_bytes(path: &Path, bytes: &[u8]) -> ExitCode {
     match std::fs::write(path, bytes) {
         Ok(()) => print_text(&format!("curbi vectors: wrote {}", path.display()), 0),
-        Err(e) => {
-            note!("curbi: cannot write {}: {e}", path.display());
-            ExitCode::from(EXIT_INVALID)
-        }
+        Err(e) => super::file_write_failed(path, &e),
     }
 }
 
@@ -343,8 +340,7 @@ fn write_vectors(dir: &Path, files: &[(String, Vec<u8>)]) -> ExitCode {
     }
     for (name, bytes) in files {
         if let Err(e) = std::fs::write(dir.join(name), bytes) {
-            note!("curbi: cannot write {}: {e}", dir.join(name).display());
-            return ExitCode::from(EXIT_INVALID);
+            return super::file_write_failed(&dir.join(name), &e);
         }
     }
     for name in stale(dir, files) {

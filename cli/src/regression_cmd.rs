@@ -223,8 +223,8 @@ fn write_export(dir: &Path, r: &Regression, force: bool) -> ExitCode {
             .open(&path)
             .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()));
         if let Err(e) = written {
-            note!("curbi: cannot write {}: {e}", path.display());
-            return ExitCode::from(EXIT_INVALID);
+            // A full disk is exit 4 like a full stdout; a path that cannot be created stays exit 2.
+            return super::file_write_failed(&path, &e);
         }
         lines.push(format!("wrote {}", path.display()));
     }

@@ -154,3 +154,27 @@ fn a_refusal_keeps_its_status_when_stderr_cannot_be_written() {
         }
     }
 }
+
+/// A file a command writes, on a full disk: `curbi vectors --check-file /dev/full` (the receipt vectors' file) is
+/// exit 4 like stdout; a path that cannot be created at all stays exit 2 (a bad argument).
+#[test]
+fn a_file_on_a_full_disk_exits_4_and_a_bad_path_2() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("out-vectors-{}", std::process::id()));
+    let proof = dir.join("proof");
+    let out = run(
+        &["vectors", "--out", proof.to_str().unwrap(), "--check-file", "/dev/full"],
+        b"",
+        Sink::Captured,
+        Sink::Captured,
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stderr));
+    let missing = dir.join("no-such-dir/99-receipts.json");
+    let out = run(
+        &["vectors", "--out", proof.to_str().unwrap(), "--check-file", missing.to_str().unwrap()],
+        b"",
+        Sink::Captured,
+        Sink::Captured,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::remove_dir_all(dir).ok();
+}
