@@ -178,3 +178,35 @@ fn a_file_on_a_full_disk_exits_4_and_a_bad_path_2() {
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// `curbi serve` with stderr a closed pipe or a full disk: the listening line is lost, the server still serves.
+#[test]
+fn serve_keeps_serving_when_stderr_cannot_be_written() {
+    use std::io::Read;
+    for sink in [Sink::Full, Sink::Closed] {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut child = Command::new(BIN)
+            .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stdio(sink))
+            .spawn()
+            .unwrap();
+        // Wait for the listener (or the process's end): no deadline is asserted, only what happens.
+        let mut stream = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("{sink:?}: curbi serve exited with {status}");
+            }
+            match std::net::TcpStream::connect(("127.0.0.1", port)) {
+                Ok(s) => break s,
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        };
+        stream.write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        child.kill().ok();
+        child.wait().ok();
+        assert!(reply.starts_with("HTTP/1.1 200"), "{sink:?}: {reply}");
+    }
+}
