@@ -146,7 +146,7 @@ pub(super) fn receipt_verifier(
     let jwks: serde_json::Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("curbi: --keys: not a JWKS document: {e}");
+            note!("curbi: --keys: not a JWKS document: {e}");
             return Err(ExitCode::from(EXIT_INVALID));
         }
     };
@@ -163,7 +163,7 @@ pub(super) fn receipt_verifier(
             } else {
                 format!("--keys at {}", &e.path["/keys".len().min(e.path.len())..])
             };
-            eprintln!("curbi: receipt keys: {at}: {} ({})", e.message, e.code.as_str());
+            note!("curbi: receipt keys: {at}: {} ({})", e.message, e.code.as_str());
             Err(ExitCode::from(EXIT_INVALID))
         }
     }

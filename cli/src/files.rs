@@ -59,7 +59,7 @@ pub(crate) fn read_key(option: &str, file: &OsString) -> Result<Vec<u8>, ExitCod
 
 /// The message for a key file that was not read, `curbi: CODE: OPTION: why`, and exit 2.
 pub(crate) fn refuse_key(option: &str, code: &str, why: &str) -> ExitCode {
-    eprintln!(
+    note!(
         "curbi: {code}: {option}: the key file cannot be used: {why} (its path is not repeated here: {option} may \
          hold the key itself)"
     );
@@ -74,12 +74,12 @@ pub(crate) fn write_private(option: &str, path: &OsString, bytes: &[u8]) -> Resu
     let shown = Path::new(path).display();
     curbi_recorder::create_private(Path::new(path), bytes).map_err(|e| {
         if e.kind() == io::ErrorKind::AlreadyExists {
-            eprintln!(
+            note!(
                 "curbi: {FILE_EXISTS}: {option} {shown} already exists (or is a symlink); nothing was written: \
                  remove it or name a new file"
             );
         } else {
-            eprintln!("curbi: {option} {shown} cannot be written: {e}");
+            note!("curbi: {option} {shown} cannot be written: {e}");
         }
         ExitCode::from(EXIT_INVALID)
     })

@@ -1,6 +1,15 @@
 //! The `curbi` command. Arguments are parsed by hand: a few subcommands do not justify a parser dependency.
 #![forbid(unsafe_code)]
 
+// Before the modules, so that they can use it. A diagnostic on stderr never decides the exit status: with stderr
+// closed or on a full disk it is lost, where `eprintln!` would panic and exit as a bug (issue 43).
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod check_cmd;
 mod files;
 mod proof_cmd;
@@ -269,9 +278,17 @@ const MAX_INPUT: u64 = 256 * 1024 * 1024;
 /// A failed write to stdout: exit [`EXIT_OUTPUT`], with a message on stderr unless the reader simply went away.
 pub(crate) fn stdout_failed(e: &io::Error) -> ExitCode {
     if e.kind() != io::ErrorKind::BrokenPipe {
-        eprintln!("curbi: cannot write to stdout: {e}");
+        note!("curbi: cannot write to stdout: {e}");
     }
     ExitCode::from(EXIT_OUTPUT)
+}
+
+/// A file a command writes could not be written: exit [`EXIT_OUTPUT`] when the writing itself failed (a full disk,
+/// a broken pipe), as for stdout; [`EXIT_INVALID`] for a path that cannot be opened or made (a bad argument).
+pub(crate) fn file_write_failed(path: &std::path::Path, e: &io::Error) -> ExitCode {
+    note!("curbi: cannot write {}: {e}", path.display());
+    let output = matches!(e.kind(), io::ErrorKind::StorageFull | io::ErrorKind::BrokenPipe);
+    ExitCode::from(if output { EXIT_OUTPUT } else { EXIT_INVALID })
 }
 
 /// The input cap: `CURBI_MAX_INPUT_BYTES` when set to a whole number, else [`MAX_INPUT`].
@@ -329,7 +346,7 @@ fn main() -> ExitCode {
 }
 
 fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("curbi: {msg}\n\n{}", USAGE.trim_end());
+    note!("curbi: {msg}\n\n{}", USAGE.trim_end());
     ExitCode::from(EXIT_INVALID)
 }
 
@@ -358,7 +375,7 @@ fn read_document(file: &OsString) -> Result<(Vec<u8>, Option<String>), ExitCode>
         std::fs::File::open(PathBuf::from(file)).and_then(|mut f| files::read_capped(&mut f, cap))
     };
     let body = body.map_err(|e| {
-        eprintln!("curbi: cannot read {}: {e}", file.to_string_lossy());
+        note!("curbi: cannot read {}: {e}", file.to_string_lossy());
         ExitCode::from(EXIT_INVALID)
     })?;
     if file == "-" || !is_yaml(file) {
@@ -406,7 +423,7 @@ fn mcp_command(args: &[OsString]) -> ExitCode {
     let config = match curbi_mcp::Config::from_env() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("curbi: {e}");
+            note!("curbi: {e}");
             return ExitCode::from(EXIT_INVALID);
         }
     };
@@ -414,14 +431,15 @@ fn mcp_command(args: &[OsString]) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("curbi: cannot start the async runtime: {e}");
+            note!("curbi: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
     match runtime.block_on(curbi_mcp::stdio::run(config, key)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(curbi_mcp::stdio::StdioError::Output(e)) => stdout_failed(&e),
         Err(e) => {
-            eprintln!("curbi: mcp --stdio: {e}");
+            note!("curbi: mcp --stdio: {e}");
             ExitCode::FAILURE
         }
     }
@@ -448,14 +466,14 @@ fn serve_command(args: &[OsString]) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("curbi: cannot start the async runtime: {e}");
+            note!("curbi: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
     match runtime.block_on(curbi_mcp::run(addr.as_str())) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("curbi: cannot serve on {addr}: {e}");
+            note!("curbi: cannot serve on {addr}: {e}");
             ExitCode::FAILURE
         }
     }

@@ -205,14 +205,14 @@ pub(crate) fn export_command(args: &[OsString]) -> ExitCode {
 /// `force`, which removes it (a symlink itself, not what it points to) first.
 fn write_export(dir: &Path, r: &Regression, force: bool) -> ExitCode {
     if let Err(e) = std::fs::create_dir_all(dir) {
-        eprintln!("curbi: cannot create {}: {e}", dir.display());
+        note!("curbi: cannot create {}: {e}", dir.display());
         return ExitCode::from(EXIT_INVALID);
     }
     let names = [regression::JSON_FILE, regression::NODE_TEST_FILE, regression::PYTEST_FILE];
     for name in names {
         let path = dir.join(name);
         let refuse = |why: String| {
-            eprintln!("curbi: {} {why}", path.display());
+            note!("curbi: {} {why}", path.display());
             ExitCode::from(EXIT_INVALID)
         };
         match std::fs::symlink_metadata(&path) {
@@ -240,8 +240,8 @@ fn write_export(dir: &Path, r: &Regression, force: bool) -> ExitCode {
             .open(&path)
             .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()));
         if let Err(e) = written {
-            eprintln!("curbi: cannot write {}: {e}", path.display());
-            return ExitCode::from(EXIT_INVALID);
+            // A full disk is exit 4 like a full stdout; a path that cannot be created stays exit 2.
+            return super::file_write_failed(&path, &e);
         }
         lines.push(format!("wrote {}", path.display()));
     }

@@ -334,9 +334,12 @@ fn receipt_run<'p, 'r>(
                 Some(p) => (format!("{p}/receipts"), "signed receipts"),
                 None => ("/verify".to_owned(), "verify \"required\""),
             };
+            // The advice names only settings that exist (cli/tests/receipt_advice.rs follows each one): the CLI's
+            // flag, and the environment variable both `curbi serve` and `curbi mcp --stdio` read (mcp/src/config.rs).
             let message = format!(
                 "receipt verification is unavailable here: {what} need receipt keys, and none are configured \
-                 (compile the policy with receipt keys; `curbi check --keys`, `curbi serve --receipt-keys`)"
+                 (`curbi check --keys KEYS`; for `curbi serve` and `curbi mcp --stdio`, the environment variable \
+                 `CURBI_RECEIPT_KEYS_FILE`; in a library, compile the policy with receipt keys)"
             );
             Err(Error::new(ErrorCode::Unsupported, path, message))
         }

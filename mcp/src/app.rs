@@ -52,15 +52,22 @@ fn check_api_routes() -> Router<Arc<Server>> {
     Router::new().route("/v1/check", any(check_api::endpoint))
 }
 
+/// A line on stderr that cannot stop the server: with stderr closed or on a full disk it is lost, where the
+/// printing macro would panic and take the server down before it served a request (issue 43).
+fn log(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// Binds `addr`, prints the listening address on stderr and serves [`router`] (configured from the environment,
 /// docs/MCP.md) until Ctrl-C or SIGTERM.
 pub async fn run(addr: impl ToSocketAddrs) -> io::Result<()> {
     let config = Config::from_env().map_err(io::Error::other)?;
     let listener = TcpListener::bind(addr).await?;
-    eprintln!("curbi: listening on http://{}", listener.local_addr()?);
+    log(&format!("curbi: listening on http://{}", listener.local_addr()?));
     let limits = Limits::from(&config);
     serve_with(listener, router(config), limits, shutdown_signal()).await?;
-    eprintln!("curbi: stopped");
+    log("curbi: stopped");
     Ok(())
 }
 
@@ -272,5 +279,5 @@ pub async fn shutdown_signal() {
         () = ctrl_c => {},
         () = terminate => {},
     }
-    eprintln!("curbi: shutting down");
+    log("curbi: shutting down");
 }

@@ -4,6 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use curbi::api::Clock;
+
 use crate::auth::{KeySet, RateLimiter};
 use crate::http::MAX_BODY;
 use crate::work::WorkPool;
@@ -65,6 +67,10 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// How long a response write may make no progress (a client that does not read) (`CURBI_WRITE_TIMEOUT_MS`).
     pub write_timeout: Duration,
+    /// The server's clock: the instant `verify_bundle` in fresh mode checks keys and receipts' expiry at, read once
+    /// per call (seed 000's schema has no `now`, so a caller cannot give one). The system clock, or a fixed time
+    /// (`CURBI_MCP_NOW`, RFC 3339; tests and replays).
+    pub clock: Clock,
 }
 
 impl Default for Config {
@@ -90,6 +96,7 @@ impl Default for Config {
             body_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             write_timeout: Duration::from_secs(10),
+            clock: Clock::Now(curbi::check::receipts::system_now),
         }
     }
 }
@@ -98,7 +105,8 @@ impl Config {
     /// Reads the configuration from the environment (docs/MCP.md, Configuration):
     /// `CURBI_MCP_KEYS_FILE` (a keys file), `CURBI_MCP_KEYS` (the same JSON inline), `CURBI_MCP_RATE_PER_MINUTE`,
     /// `CURBI_MCP_TOOL_RATE_PER_MINUTE`, `CURBI_MCP_MAX_TOOL_OUTPUT`, `CURBI_MCP_ALLOWED_HOSTS` (comma-separated host
-    /// names, or `*` for any). Unset variables keep the defaults. The error never contains a key.
+    /// names, or `*` for any), `CURBI_MCP_NOW` (a fixed clock). Unset variables keep the defaults. The error never
+    /// contains a key.
     pub fn from_env() -> Result<Config, String> {
         let mut c = Config::default();
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
@@ -170,6 +178,11 @@ impl Config {
                 format!("CURBI_MCP_RECORDER_DB {}: {} ({})", curbi_recorder::redact_url(&db), e.message, e.code)
             })?;
             c.recorder = Some(Arc::new(r));
+        }
+        if let Some(now) = var("CURBI_MCP_NOW") {
+            let t = curbi::time::Timestamp::parse(now.trim())
+                .map_err(|_| format!("CURBI_MCP_NOW: '{now}' is not an RFC 3339 date-time"))?;
+            c.clock = Clock::Fixed(t.unix_seconds());
         }
         if let Some(path) = var("CURBI_RECEIPT_KEYS_FILE") {
             c.receipt_keys =

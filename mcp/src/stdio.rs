@@ -22,27 +22,64 @@ use crate::protocol::{self, META_VERSION, MODERN, MODERN_ONLY_METHODS};
 use crate::rpc::RpcError;
 use crate::transport::read_message;
 
+/// Why [`run`] stopped early. An answer that cannot be written (the client closed stdout, or a full disk) is kept
+/// apart from the rest so that the command can exit with its documented "output could not be written" status.
+#[derive(Debug)]
+pub enum StdioError {
+    /// `CURBI_MCP_KEY` is not one of the configured keys.
+    UnknownKey,
+    /// Reading stdin failed.
+    Input(std::io::Error),
+    /// Writing an answer to stdout failed.
+    Output(std::io::Error),
+}
+
+impl std::fmt::Display for StdioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StdioError::UnknownKey => f.write_str("CURBI_MCP_KEY is not one of the configured keys"),
+            StdioError::Input(e) => write!(f, "cannot read stdin: {e}"),
+            StdioError::Output(e) => write!(f, "cannot write to stdout: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StdioError {}
+
 /// Serves MCP on stdin and stdout until stdin closes. `key` is the bearer key of the caller (from `CURBI_MCP_KEY`),
 /// checked against the configured keys once.
-pub async fn run(config: Config, key: Option<String>) -> std::io::Result<()> {
+pub async fn run(config: Config, key: Option<String>) -> Result<(), StdioError> {
     let caller = match &key {
         Some(k) => match HeaderValue::from_str(&format!("Bearer {k}")).map(|v| config.keys.caller(Some(&v))) {
             Ok(Ok(c)) => c,
-            _ => return Err(std::io::Error::other("CURBI_MCP_KEY is not one of the configured keys")),
+            _ => return Err(StdioError::UnknownKey),
         },
         None => Caller::Anonymous,
     };
     let server = Arc::new(Server::new(config));
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut input = BufReader::new(tokio::io::stdin());
     let mut out = tokio::io::stdout();
-    while let Some(line) = lines.next_line().await? {
-        if line.trim().is_empty() {
+    let mut line = Vec::new();
+    loop {
+        // A line is read as bytes, not text: one that is not UTF-8 (a stray \xff, a surrogate's bytes, a cut
+        // character) is a message like any other, answered -32700 by the same reader as an HTTP body, and the
+        // next line is served. Reading it as text would end the whole session on one bad byte (issue 43).
+        line.clear();
+        if input.read_until(b'\n', &mut line).await.map_err(StdioError::Input)? == 0 {
+            break;
+        }
+        let message = line.strip_suffix(b"\n").unwrap_or(&line);
+        let message = message.strip_suffix(b"\r").unwrap_or(message);
+        if message.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if let Some(answer) = answer(&server, &caller, line.as_bytes()).await {
-            out.write_all(answer.as_bytes()).await?;
-            out.write_all(b"\n").await?;
-            out.flush().await?;
+        if let Some(answer) = answer(&server, &caller, message).await {
+            let written = async {
+                out.write_all(answer.as_bytes()).await?;
+                out.write_all(b"\n").await?;
+                out.flush().await
+            };
+            written.await.map_err(StdioError::Output)?;
         }
     }
     Ok(())

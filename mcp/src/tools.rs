@@ -3,6 +3,8 @@
 
 use std::sync::LazyLock;
 
+use curbi::api::Clock;
+use curbi::time::Timestamp;
 use serde_json::{Value, json};
 
 use crate::auth::{Caller, Scope};
@@ -176,15 +178,7 @@ pub fn run(tool: &Tool, args: &Value, config: &crate::config::Config) -> ToolOut
         }
         "validate_policy" => ToolOutcome::ok(curbi::lint::validate_policy_arguments(args).to_json_string()),
         "export_regression" => export_regression(bytes.as_bytes()),
-        "verify_bundle" => match curbi::api::verify_bundle_json(bytes.as_bytes()) {
-            Ok(text) => {
-                // Unreadable input is an argument error; any other verdict (ok or not) is the answer.
-                let malformed =
-                    serde_json::from_str::<Value>(&text).is_ok_and(|v| v["reason"] == "malformed" && v["ok"] == false);
-                ToolOutcome { text, is_error: malformed }
-            }
-            Err(e) => ToolOutcome::core_error(&e),
-        },
+        "verify_bundle" => verify_bundle(args, bytes, config.clock),
         "search" => ToolOutcome::ok(catalog::search(args["query"].as_str().unwrap_or_default()).to_string()),
         "fetch" => match catalog::fetch(args["id"].as_str().unwrap_or_default()) {
             Some(doc) => ToolOutcome::ok(doc.to_string()),
@@ -211,6 +205,28 @@ pub fn run(tool: &Tool, args: &Value, config: &crate::config::Config) -> ToolOut
             None => ToolOutcome::error("invalid_type", "/sequence", "'sequence' must be a whole number ≥ 0"),
         },
         other => ToolOutcome::error(curbi::ErrorCode::UnknownTool.as_str(), "", format!("no handler for {other}")),
+    }
+}
+
+/// `verify_bundle`: the core verifier on the arguments. In fresh mode the verifier needs the instant to check keys
+/// and receipts' expiry at; seed 000's schema has no `now` (a caller's is refused as an unknown member), so it is
+/// the server's clock, read here once per call. Archival mode reads no clock.
+fn verify_bundle(args: &Value, mut request: String, clock: Clock) -> ToolOutcome {
+    if args["mode"] == "fresh" {
+        let mut with_now = args.clone();
+        if let Some(now) = Timestamp::from_unix(clock.now(), 0) {
+            with_now["now"] = now.to_rfc3339().into();
+        }
+        request = with_now.to_string();
+    }
+    match curbi::api::verify_bundle_json(request.as_bytes()) {
+        Ok(text) => {
+            // Unreadable input is an argument error; any other verdict (ok or not) is the answer.
+            let malformed =
+                serde_json::from_str::<Value>(&text).is_ok_and(|v| v["reason"] == "malformed" && v["ok"] == false);
+            ToolOutcome { text, is_error: malformed }
+        }
+        Err(e) => ToolOutcome::core_error(&e),
     }
 }
 

@@ -110,7 +110,7 @@ pub(super) fn run(a: &CheckArgs<'_>) -> ExitCode {
                 (Box::new(f), size)
             }
             Err(e) => {
-                eprintln!("curbi: cannot read {}: {e}", input.to_string_lossy());
+                note!("curbi: cannot read {}: {e}", input.to_string_lossy());
                 return ExitCode::from(EXIT_INVALID);
             }
         }
@@ -146,7 +146,7 @@ fn stream(p: &Prepared, mut reader: impl BufRead, size: Option<u64>, input: &OsS
                     n += 1;
                 }
                 Err(e) => {
-                    eprintln!("curbi: cannot read {}: {e}", input.to_string_lossy());
+                    note!("curbi: cannot read {}: {e}", input.to_string_lossy());
                     return Err(ExitCode::from(EXIT_INVALID));
                 }
             }
@@ -164,15 +164,15 @@ fn stream(p: &Prepared, mut reader: impl BufRead, size: Option<u64>, input: &OsS
         out.flush().map_err(output_failed)?;
         if progress {
             let pct = size.filter(|s| *s > 0).map(|s| format!(" ({}%)", read_bytes * 100 / s)).unwrap_or_default();
-            eprint!("\r\x1b[Kcurbi check: {} checked{pct}", tally.total());
+            let _ = write!(io::stderr(), "\r\x1b[Kcurbi check: {} checked{pct}", tally.total());
         }
     }
     if progress {
-        eprint!("\r\x1b[K");
+        let _ = write!(io::stderr(), "\r\x1b[K");
     }
     let invalid = if tally.invalid > 0 { format!(", {} invalid", tally.invalid) } else { String::new() };
     let internal = if tally.internal > 0 { format!(", {} internal errors", tally.internal) } else { String::new() };
-    eprintln!(
+    note!(
         "curbi check: {} case(s): {} passed, {} failed{invalid}{internal} in {:.2} s on {threads} thread(s)",
         tally.total(),
         tally.pass,
@@ -182,9 +182,10 @@ fn stream(p: &Prepared, mut reader: impl BufRead, size: Option<u64>, input: &OsS
     Ok(tally.status())
 }
 
+/// A result line that cannot be written (the reader went away, or a full disk): the documented exit 4, not 3 (an
+/// internal error), like every other command's output (issue 43).
 fn output_failed(e: io::Error) -> ExitCode {
-    eprintln!("curbi: cannot write to stdout: {e}");
-    ExitCode::from(EXIT_INTERNAL)
+    crate::stdout_failed(&e)
 }
 
 /// Checks a block of lines, `threads` contiguous runs at once; results in line order (`None` for blank lines).
