@@ -499,18 +499,28 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
         })
         .collect();
     found.sort_by(|a, b| a.1.first.cmp(&b.1.first).then(b.1.last.cmp(&a.1.last)));
+    // Whether the words at a span are negated, and whether they are not the agent's, depend on the span alone: one
+    // phrase held by many rules is read once per place, not once per rule (matches of one span are adjacent here).
+    let mut span = (usize::MAX, usize::MAX);
+    let (mut negated, mut not_agents): (Option<bool>, Option<bool>) = (None, None);
     for (rule, m) in found {
         if last_end[rule].is_some_and(|e| m.first <= e) {
             continue;
         }
         let r = &cx.p.forbid[rule];
-        if r.negatable && phrase::negated(cx.text, m.first, m.last, cx.reading) {
+        if span != (m.first, m.last) {
+            span = (m.first, m.last);
+            (negated, not_agents) = (None, None);
+        }
+        if r.negatable && *negated.get_or_insert_with(|| phrase::negated(cx.text, m.first, m.last, cx.reading)) {
             continue;
         }
         // `quotes_and_past_questions`: quoted words are not the agent's, and a question about the past says nothing.
-        if cx.reading.quotes_and_past_questions
-            && (role::quoted(cx.text, m.first, m.last) || role::past_question(cx.text, cx.text.toks[m.first].sentence))
-        {
+        if *not_agents.get_or_insert_with(|| {
+            cx.reading.quotes_and_past_questions
+                && (role::quoted(cx.text, m.first, m.last)
+                    || role::past_question(cx.text, cx.text.toks[m.first].sentence))
+        }) {
             continue;
         }
         last_end[rule] = Some(m.last);
