@@ -207,7 +207,12 @@ pub(super) fn check(
             _ => None,
         })
         .collect();
-    items.sort_by(|a, b| a.first.cmp(&b.first).then(b.last.cmp(&a.last)).then(a.item.cmp(&b.item)));
+    // Matches come by first token: only the few that start at one token need ordering (linear, where sorting the
+    // whole list was n log n of the reply).
+    debug_assert!(items.is_sorted_by_key(|m| m.first));
+    for run in items.chunk_by_mut(|a, b| a.first == b.first) {
+        run.sort_by(|a, b| b.last.cmp(&a.last).then(a.item.cmp(&b.item)));
+    }
     for m in items {
         if cx.mentions.last().is_none_or(|prev| m.first > prev.last) {
             cx.mentions.push(m);
@@ -498,7 +503,11 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
             _ => None,
         })
         .collect();
-    found.sort_by(|a, b| a.1.first.cmp(&b.1.first).then(b.1.last.cmp(&a.1.last)));
+    // By first token already (matches' order): longest first within each token's few, as for item mentions.
+    debug_assert!(found.is_sorted_by_key(|f| f.1.first));
+    for run in found.chunk_by_mut(|a, b| a.1.first == b.1.first) {
+        run.sort_by(|a, b| b.1.last.cmp(&a.1.last));
+    }
     // Whether the words at a span are negated, and whether they are not the agent's, depend on the span alone: one
     // phrase held by many rules is read once per place, not once per rule (matches of one span are adjacent here).
     let mut span = (usize::MAX, usize::MAX);
