@@ -277,6 +277,9 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     let quantities = if cx.reading.stated_totals { quantities(cx) } else { Vec::new() };
     let quantities = Totals::new(cx, &quantities);
     for (mi, m) in money.iter().enumerate() {
+        if cx.over {
+            return;
+        }
         if consumed[mi] {
             continue;
         }
@@ -449,6 +452,9 @@ fn respectively(cx: &Ctx<'_, '_>, money: &[Money], consumed: &[bool]) -> Option<
 /// `discount:unapproved`.
 fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) {
     for c in claims {
+        if cx.over {
+            return;
+        }
         if (cx.reading.negated_and_bound_amounts && role::negated_amount(cx.text, c.start, cx.reading))
             || (cx.reading.quotes_and_past_questions && role::past_question(cx.text, cx.text.toks[c.tok].sentence))
         {
@@ -513,6 +519,10 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
     let mut span = (usize::MAX, usize::MAX);
     let (mut negated, mut not_agents): (Option<bool>, Option<bool>) = (None, None);
     for (rule, m) in found {
+        // Past the caller's budget the answer is `output_too_large` whatever follows: the budget stops the work.
+        if cx.over {
+            return;
+        }
         if last_end[rule].is_some_and(|e| m.first <= e) {
             continue;
         }
@@ -542,6 +552,9 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
 /// `action:unrecorded`: an affirmative past-tense claim whose operation is not DONE in the record.
 fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&CompiledRecord>) {
     for m in matches {
+        if cx.over {
+            return;
+        }
         let Target::Action { action } = cx.p.targets[m.entry] else {
             continue;
         };
@@ -848,6 +861,9 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
         // values the same way, so it is not judged again.
         let mut judged_clause = None;
         for (first, last) in phrase::find_phrase(text, &fact.near_words, Mode::Endings) {
+            if cx.over {
+                return;
+            }
             let (sa, sb) = run(0, list.len(), &sentence_of, text.toks[first].sentence);
             // `every_fact_value`: every value in the clause of the fact's words is stated for it ("moved from 10 AM to
             // 2 PM"); a clause without one falls back to the nearest in the sentence, as before.
