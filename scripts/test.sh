@@ -76,6 +76,8 @@ step "recorder tiles and witnesses: Go tlog client and litewitness (testkit/tlog
 step "bench compiles" cargo test --workspace --locked --benches --no-run
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli
+# Instructions counted by callgrind, not time: every generated case's 10 KB → 40 KB step ≤ 4.5× (issue 44).
+step "checker complexity: generated policies and the issue's shapes, 640 B to 40 KB (make complexity)" make complexity
 step "curbi vectors --check (the committed proof vectors are what the generator writes)" target/release/curbi vectors --check
 # Issue 15's bounded hostile load against the release `curbi serve` on loopback (20 s; docs/SECURITY.md).
 step "hostile load: ordinary p99 < 100 ms and peak RSS < 256 MiB beside 50 hostile clients (make load)" \

@@ -207,7 +207,12 @@ pub(super) fn check(
             _ => None,
         })
         .collect();
-    items.sort_by(|a, b| a.first.cmp(&b.first).then(b.last.cmp(&a.last)).then(a.item.cmp(&b.item)));
+    // Matches come by first token: only the few that start at one token need ordering (linear, where sorting the
+    // whole list was n log n of the reply).
+    debug_assert!(items.is_sorted_by_key(|m| m.first));
+    for run in items.chunk_by_mut(|a, b| a.first == b.first) {
+        run.sort_by(|a, b| b.last.cmp(&a.last).then(a.item.cmp(&b.item)));
+    }
     for m in items {
         if cx.mentions.last().is_none_or(|prev| m.first > prev.last) {
             cx.mentions.push(m);
@@ -272,6 +277,9 @@ fn prices(cx: &mut Ctx<'_, '_>, money: &[Money], consumed: &[bool]) {
     let quantities = if cx.reading.stated_totals { quantities(cx) } else { Vec::new() };
     let quantities = Totals::new(cx, &quantities);
     for (mi, m) in money.iter().enumerate() {
+        if cx.over {
+            return;
+        }
         if consumed[mi] {
             continue;
         }
@@ -444,6 +452,9 @@ fn respectively(cx: &Ctx<'_, '_>, money: &[Money], consumed: &[bool]) -> Option<
 /// `discount:unapproved`.
 fn discounts(cx: &mut Ctx<'_, '_>, claims: &[discount::Claim], money: &[Money]) {
     for c in claims {
+        if cx.over {
+            return;
+        }
         if (cx.reading.negated_and_bound_amounts && role::negated_amount(cx.text, c.start, cx.reading))
             || (cx.reading.quotes_and_past_questions && role::past_question(cx.text, cx.text.toks[c.tok].sentence))
         {
@@ -498,19 +509,37 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
             _ => None,
         })
         .collect();
-    found.sort_by(|a, b| a.1.first.cmp(&b.1.first).then(b.1.last.cmp(&a.1.last)));
+    // By first token already (matches' order): longest first within each token's few, as for item mentions.
+    debug_assert!(found.is_sorted_by_key(|f| f.1.first));
+    for run in found.chunk_by_mut(|a, b| a.1.first == b.1.first) {
+        run.sort_by(|a, b| b.1.last.cmp(&a.1.last));
+    }
+    // Whether the words at a span are negated, and whether they are not the agent's, depend on the span alone: one
+    // phrase held by many rules is read once per place, not once per rule (matches of one span are adjacent here).
+    let mut span = (usize::MAX, usize::MAX);
+    let (mut negated, mut not_agents): (Option<bool>, Option<bool>) = (None, None);
     for (rule, m) in found {
+        // Past the caller's budget the answer is `output_too_large` whatever follows: the budget stops the work.
+        if cx.over {
+            return;
+        }
         if last_end[rule].is_some_and(|e| m.first <= e) {
             continue;
         }
         let r = &cx.p.forbid[rule];
-        if r.negatable && phrase::negated(cx.text, m.first, m.last, cx.reading) {
+        if span != (m.first, m.last) {
+            span = (m.first, m.last);
+            (negated, not_agents) = (None, None);
+        }
+        if r.negatable && *negated.get_or_insert_with(|| phrase::negated(cx.text, m.first, m.last, cx.reading)) {
             continue;
         }
         // `quotes_and_past_questions`: quoted words are not the agent's, and a question about the past says nothing.
-        if cx.reading.quotes_and_past_questions
-            && (role::quoted(cx.text, m.first, m.last) || role::past_question(cx.text, cx.text.toks[m.first].sentence))
-        {
+        if *not_agents.get_or_insert_with(|| {
+            cx.reading.quotes_and_past_questions
+                && (role::quoted(cx.text, m.first, m.last)
+                    || role::past_question(cx.text, cx.text.toks[m.first].sentence))
+        }) {
             continue;
         }
         last_end[rule] = Some(m.last);
@@ -523,6 +552,9 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
 /// `action:unrecorded`: an affirmative past-tense claim whose operation is not DONE in the record.
 fn actions(cx: &mut Ctx<'_, '_>, matches: &[Match], record: Option<&CompiledRecord>) {
     for m in matches {
+        if cx.over {
+            return;
+        }
         let Target::Action { action } = cx.p.targets[m.entry] else {
             continue;
         };
@@ -829,6 +861,9 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
         // values the same way, so it is not judged again.
         let mut judged_clause = None;
         for (first, last) in phrase::find_phrase(text, &fact.near_words, Mode::Endings) {
+            if cx.over {
+                return;
+            }
             let (sa, sb) = run(0, list.len(), &sentence_of, text.toks[first].sentence);
             // `every_fact_value`: every value in the clause of the fact's words is stated for it ("moved from 10 AM to
             // 2 PM"); a clause without one falls back to the nearest in the sentence, as before.
