@@ -512,7 +512,7 @@ fn forbidden(cx: &mut Ctx<'_, '_>, matches: &[Match]) {
     // By first token already (matches' order): longest first within each token's few, as for item mentions.
     debug_assert!(found.is_sorted_by_key(|f| f.1.first));
     for run in found.chunk_by_mut(|a, b| a.1.first == b.1.first) {
-        run.sort_by(|a, b| b.1.last.cmp(&a.1.last));
+        run.sort_by_key(|f| std::cmp::Reverse(f.1.last));
     }
     // Whether the words at a span are negated, and whether they are not the agent's, depend on the span alone: one
     // phrase held by many rules is read once per place, not once per rule (matches of one span are adjacent here).
