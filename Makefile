@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash test-future bench-recorder bench-recorder-shapes bench-postgres load linear
+.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash test-future bench-recorder bench-recorder-shapes bench-postgres load linear fuzz prop-ed25519
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
@@ -62,3 +62,14 @@ load: build
 # Check time per byte from 1 KB to 10 MB replies of every adversarial shape (docs/PERFORMANCE.md).
 linear:
 	$(CARGO) run --release --locked -p curbi --example linear_check
+
+# Every fuzz target for FUZZ_SECONDS each (default 300; FUZZ_TARGETS to pick some), on the corpus kept in fuzz/corpus/
+# (docs/FUZZING.md); `make test` runs the same targets on 2,000 inputs each from a fixed seed.
+fuzz:
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-300} bash fuzz/run.sh $(FUZZ_TARGETS)
+
+# PreparedKey and VerifyingKey against ed25519-dalek's verify_strict on 100,000 generated keys, messages and edge
+# signatures (core/tests/ed25519_prepared.rs; `make test` runs 96).
+prop-ed25519:
+	CURBI_ED25519_CASES=$${CURBI_ED25519_CASES:-100000} $(CARGO) test --release --locked -p curbi --test ed25519_prepared \
+	  -- --nocapture prepared_verification_answers_what_verify_strict_answers
