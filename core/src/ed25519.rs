@@ -285,11 +285,11 @@ impl Comb {
 /// Both checks below are real `assert!`s, kept in release builds: a carry left over would mean a wrong product and
 /// so a wrong verdict, which must never be answered. No input can reach either. Every caller is [`Comb::mul_add`],
 /// whose `out` is `⌈257 / w⌉` digits for a `w` fixed in this file (6 and 7), so `out.len() · w ≥ 257` whatever
-/// the scalar. The carry into a window is 0 or 1; the last window then covers bit 256 and up, which lie past the
-/// 32 bytes and read as 0 (`bit` below), so that window's value is at most `2^(w−1) − 1` and plus a carry of 1 at
-/// most `2^(w−1)`: never above `half`, so it sets no carry. That holds for all 2^256 byte strings, not only for
-/// reduced scalars (the tests `signed_digits_leave_no_carry_for_any_bytes` and the fuzz target `ed25519_prepared` try the
-/// extremes and generated values). A panic here would unwind into the bindings (the C ABI catches it and answers
+/// the scalar. The carry into a window is 0 or 1; the last window's top bit is bit `out.len() · w − 1 ≥ 256`, past
+/// the 32 bytes, and reads as 0 (`bit` below), so that window's value is at most `2^(w−1) − 1` and plus a carry of 1
+/// at most `2^(w−1)`: never above `half`, so it sets no carry. That holds for all 2^256 byte strings, not only for
+/// reduced scalars (the tests `signed_digits_leave_no_carry_for_any_bytes` and `the_largest_values_leave_no_carry`
+/// and the fuzz target `ed25519_prepared` try the extremes and generated values). A panic here would unwind into the bindings (the C ABI catches it and answers
 /// `CURBI_STATUS_PANIC`, ffi/src/lib.rs), so it must stay unreachable: it guards the invariant, never an input.
 fn signed_digits(value: &[u8; 32], w: u32, out: &mut [i16]) {
     assert!(out.len() * w as usize > 256, "{} digits of {w} bits cannot hold 256 bits and a carry", out.len());

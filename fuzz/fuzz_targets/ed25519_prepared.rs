@@ -17,17 +17,21 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use sha2::{Digest as _, Sha512};
 
-/// L, the order of the prime subgroup, little-endian (RFC 8032 §5.1).
-const L: [u8; 32] = [
-    0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
-];
+/// L, the order of the prime subgroup, little-endian (RFC 8032 §5.1): one more than −1 mod L, curve25519-dalek's
+/// canonical encoding of the largest scalar.
+fn order() -> [u8; 32] {
+    let mut one = [0u8; 32];
+    one[0] = 1;
+    add_multiple(&(-Scalar::ONE).to_bytes(), &one, 1).expect("L < 2^256")
+}
 
-/// p = 2^255 − 19, little-endian.
-const P: [u8; 32] = [
-    0xed, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
-];
+/// p = 2^255 − 19, little-endian: all ones but the low byte (0xff − 18) and the top bit.
+fn field_prime() -> [u8; 32] {
+    let mut p = [0xff; 32];
+    p[0] = 0xed;
+    p[31] = 0x7f;
+    p
+}
 
 /// `a + m·b` over 256-bit little-endian integers (byte arithmetic on encodings, not on the curve); `None` past
 /// 2^256.
@@ -45,7 +49,7 @@ fn add_multiple(a: &[u8; 32], b: &[u8; 32], m: u8) -> Option<[u8; 32]> {
 /// An encoding of an edwards25519 y coordinate at or above p (y + p for a small y, either sign bit): what a strict
 /// decoder refuses and curve25519-dalek reads modulo p.
 fn non_canonical(small_y: u8, sign: bool) -> [u8; 32] {
-    let mut e = P;
+    let mut e = field_prime();
     // p's low byte is 0xed: adding up to 18 carries nowhere.
     e[0] += small_y % 19;
     if sign {
@@ -93,12 +97,12 @@ fn point_mutation(u: &mut Unstructured<'_>, current: [u8; 32]) -> Result<[u8; 32
 fn scalar_mutation(u: &mut Unstructured<'_>, s: [u8; 32]) -> Result<[u8; 32]> {
     Ok(match u.int_in_range(0u8..=5)? {
         // S + k·L, k = 1 ..= 15: the same scalar mod L, never canonical.
-        0 => add_multiple(&s, &L, u.int_in_range(1u8..=15)?).unwrap_or(s),
+        0 => add_multiple(&s, &order(), u.int_in_range(1u8..=15)?).unwrap_or(s),
         // L itself, zero, and L − 1 (the largest canonical S).
-        1 => L,
+        1 => order(),
         2 => [0; 32],
         3 => {
-            let mut e = L;
+            let mut e = order();
             e[0] -= 1;
             e
         }
