@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CURBI := target/release/curbi
 
-.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash test-future bench-recorder bench-recorder-shapes bench-postgres load linear complexity
+.PHONY: demo test build build-c install dist fmt-check clippy rust-test summary bench crash test-future bench-recorder bench-recorder-shapes bench-postgres load linear complexity fuzz prop-ed25519
 
 build:
 	$(CARGO) build --release --locked -p curbi-cli
@@ -71,3 +71,15 @@ complexity:
 	$(CARGO) build --release --locked -p curbi-ffi
 	$(CARGO) build --release --locked -p curbi --example complexity
 	target/release/examples/complexity; a=$$?; bash scripts/complexity-c.sh; b=$$?; [ $$a -eq 0 ] && [ $$b -eq 0 ]
+
+# Every fuzz target for FUZZ_SECONDS each (default 300; FUZZ_TARGETS to pick some), on the corpus kept in fuzz/corpus/
+# (docs/FUZZING.md); `make test` runs the same targets on 2,000 inputs each from a fixed seed.
+fuzz:
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-300} bash fuzz/run.sh $(FUZZ_TARGETS)
+
+# PreparedKey and VerifyingKey against ed25519-dalek's verify_strict on 100,000 generated keys, messages and edge
+# signatures (core/tests/ed25519_prepared.rs; `make test` runs 96). The test profile, which `make test` has built
+# already: its curve and hash crates are optimised there (Cargo.toml), and they take the time.
+prop-ed25519:
+	CURBI_ED25519_CASES=$${CURBI_ED25519_CASES:-100000} $(CARGO) test --locked -p curbi --test ed25519_prepared \
+	  -- --nocapture prepared_verification_answers_what_verify_strict_answers

@@ -28,11 +28,12 @@ step() {
 
 # Setup: Debian tools the C tests need, when a fresh machine lacks them (CI runs as root).
 missing=()
-# cmake and pkg-config: the install test builds the README's C example the way C projects do.
-for tool in cc valgrind nm cmake pkg-config; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+# cmake and pkg-config: the install test builds the README's C example the way C projects do. c++: the fuzz step
+# builds libFuzzer from the source libfuzzer-sys ships.
+for tool in cc c++ valgrind nm cmake pkg-config; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing ${missing[*]} from Debian's packages"
-  apt-get update -qq && apt-get install -y -qq gcc valgrind binutils cmake pkgconf >/dev/null
+  apt-get update -qq && apt-get install -y -qq gcc g++ valgrind binutils cmake pkgconf >/dev/null
 fi
 # Setup: Debian's PostgreSQL server for the recorder's PostgreSQL tests (they start a cluster of their own in a
 # temporary folder, as the unprivileged user nobody when run as root; nothing is started at install).
@@ -74,6 +75,9 @@ step "recorder tiles and witnesses: Go tlog client and litewitness (testkit/tlog
 # The benchmarks compile and link in the test profile, on the build above: a release build of every bench took
 # 14 minutes of a 54-minute run, and `make bench`, `make bench-recorder` and the bench scripts build their own.
 step "bench compiles" cargo test --workspace --locked --benches --no-run
+# Every fuzz target (fuzz/, a workspace of its own) built for libFuzzer on the stable toolchain and run on 2,000
+# inputs from seed 1, starting from the seed corpus of the vectors (fuzz/run.sh; `make fuzz` runs longer).
+step "fuzz targets: 2,000 inputs each from a fixed seed (fuzz/run.sh)" bash fuzz/run.sh
 # Release builds: libcurbi for C and Go; the curbi binary, whose answers the Python and Node tests compare with.
 step "libcurbi and curbi (release)" cargo build --release --locked -p curbi-ffi -p curbi-cli
 # Instructions counted by callgrind, not time: every generated case's 10 KB → 40 KB step ≤ 4.5× (issue 44).

@@ -281,8 +281,18 @@ impl Comb {
 /// The digits `d_p` of the little-endian 256-bit `value` in signed radix `2^w`, least significant first, with
 /// `value = Σ d_p · 2^(w·p)` and each `d_p` in `[−2^(w−1) + 1, 2^(w−1)]`; `out.len() · w` must exceed 256 so that
 /// no carry is left over.
+///
+/// Both checks below are real `assert!`s, kept in release builds: a carry left over would mean a wrong product and
+/// so a wrong verdict, which must never be answered. No input can reach either. Every caller is [`Comb::mul_add`],
+/// whose `out` is `⌈257 / w⌉` digits for a `w` fixed in this file (6 and 7), so `out.len() · w ≥ 257` whatever
+/// the scalar. The carry into a window is 0 or 1; the last window's top bit is bit `out.len() · w − 1 ≥ 256`, past
+/// the 32 bytes, and reads as 0 (`bit` below), so that window's value is at most `2^(w−1) − 1` and plus a carry of 1
+/// at most `2^(w−1)`: never above `half`, so it sets no carry. That holds for all 2^256 byte strings, not only for
+/// reduced scalars (the tests `signed_digits_leave_no_carry_for_any_bytes` and `the_largest_values_leave_no_carry`
+/// and the fuzz target `ed25519_prepared` try the extremes and generated values). A panic here would unwind into the bindings (the C ABI catches it and answers
+/// `CURBI_STATUS_PANIC`, ffi/src/lib.rs), so it must stay unreachable: it guards the invariant, never an input.
 fn signed_digits(value: &[u8; 32], w: u32, out: &mut [i16]) {
-    debug_assert!(out.len() * w as usize > 256);
+    assert!(out.len() * w as usize > 256, "{} digits of {w} bits cannot hold 256 bits and a carry", out.len());
     let bit = |i: usize| value.get(i / 8).map_or(0, |b| (b >> (i % 8)) & 1);
     let (full, half) = (1i16 << w, 1i16 << (w - 1));
     let mut carry = 0;
@@ -291,7 +301,7 @@ fn signed_digits(value: &[u8; 32], w: u32, out: &mut [i16]) {
         let v = window + carry;
         (*digit, carry) = if v > half { (v - full, 1) } else { (v, 0) };
     }
-    debug_assert_eq!(carry, 0);
+    assert_eq!(carry, 0, "a carry left over past the last digit");
 }
 
 impl fmt::Debug for PreparedKey {
@@ -357,22 +367,68 @@ mod tests {
                 signed_digits(&value, w, &mut digits);
                 let half = 1i16 << (w - 1);
                 assert!(digits.iter().all(|&d| d > -half && d <= half), "w = {w}: {digits:?}");
-                // Accumulate into bits: limb i holds the sum of d_p · 2^(w·p − 8·i) parts, then carry.
-                let mut limbs = vec![0i64; 40];
-                for (p, &d) in digits.iter().enumerate() {
-                    let at = p * w as usize;
-                    limbs[at / 8] += i64::from(d) << (at % 8);
-                }
-                for i in 0..limbs.len() - 1 {
-                    let carry = limbs[i].div_euclid(256);
-                    limbs[i] -= carry * 256;
-                    limbs[i + 1] += carry;
-                }
-                let bytes: Vec<u8> = limbs.iter().map(|&l| u8::try_from(l).expect("a byte")).collect();
+                let bytes = digits_value(&digits, w);
                 assert_eq!(&bytes[..32], &value[..], "w = {w}");
                 assert!(bytes[32..].iter().all(|&b| b == 0), "w = {w}");
             }
         }
+    }
+
+    /// Σ d_p · 2^(w·p) in base-2^8 limbs (limb i holds the parts d_p · 2^(w·p − 8·i), then carries), which must
+    /// give back the value with nothing above it.
+    fn digits_value(digits: &[i16], w: u32) -> Vec<u8> {
+        let mut limbs = vec![0i64; 40];
+        for (p, &d) in digits.iter().enumerate() {
+            let at = p * w as usize;
+            limbs[at / 8] += i64::from(d) << (at % 8);
+        }
+        for i in 0..limbs.len() - 1 {
+            let carry = limbs[i].div_euclid(256);
+            limbs[i] -= carry * 256;
+            limbs[i + 1] += carry;
+        }
+        limbs.iter().map(|&l| u8::try_from(l).expect("a byte")).collect()
+    }
+
+    proptest::proptest! {
+        /// Any 32 bytes, not only reduced scalars, at the digit counts `Comb` uses for every w: the carry check
+        /// (a real assert) never fires and the digits sum to the value.
+        #[test]
+        fn signed_digits_leave_no_carry_for_any_bytes(value in proptest::prelude::any::<[u8; 32]>(), w in 2u32..=8) {
+            let mut digits = vec![0i16; 257usize.div_ceil(w as usize)];
+            signed_digits(&value, w, &mut digits);
+            let back = digits_value(&digits, w);
+            proptest::prop_assert_eq!(&back[..32], &value[..]);
+        }
+    }
+
+    #[test]
+    fn the_largest_values_leave_no_carry() {
+        // All ones carries out of every window; a window of exactly half then a carry is the edge of the rule.
+        let mut values = vec![[0xff; 32], [0x80; 32], [0x7f; 32]];
+        for w in 2..=8u32 {
+            let mut v = [0u8; 32];
+            for i in (w as usize - 1..256).step_by(w as usize) {
+                v[i / 8] |= 1 << (i % 8);
+            }
+            values.push(v);
+        }
+        for value in values {
+            for w in 2..=8u32 {
+                let mut digits = vec![0i16; 257usize.div_ceil(w as usize)];
+                signed_digits(&value, w, &mut digits);
+                assert_eq!(&digits_value(&digits, w)[..32], &value[..], "w = {w}");
+            }
+        }
+    }
+
+    /// Too few digits for 256 bits and a carry is refused in every build, release included (it was a
+    /// `debug_assert!`, so a release build would have gone on and dropped the carry).
+    #[test]
+    #[should_panic(expected = "cannot hold 256 bits and a carry")]
+    fn too_few_digits_are_refused_in_every_build() {
+        let mut digits = [0i16; 32];
+        signed_digits(&[0xff; 32], 8, &mut digits);
     }
 
     #[test]

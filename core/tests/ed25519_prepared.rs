@@ -1,11 +1,11 @@
-//! `PreparedKey::verify` against `VerifyingKey::verify` (ed25519-dalek's `verify_strict`) on random keys and
+//! `PreparedKey::verify` and `VerifyingKey::verify` against ed25519-dalek's `verify_strict` on random keys and
 //! messages, their valid signatures, and signatures changed in every way `verify_strict` has a rule for: any bit
 //! of R, S or the message; S ≥ L; R of small order (each of the eight torsion points, as canonical and
 //! non-canonical encodings); R the identity with an S that satisfies the equation (made with the secret scalar);
-//! R not a point; R shifted by a torsion point. The two must give the same answer on
-//! every one, and the valid signatures must verify. Also: the bundle verifier, which switches a key to its
-//! prepared table from the sixteenth signature on, rejects exactly the receipts whose signatures were changed,
-//! before and after the switch.
+//! R not a point; R shifted by a torsion point; a key of mixed order with a signature its secret scalar makes. All
+//! three must give the same answer on every one, and the valid signatures must verify (96 cases here, 100,000 in
+//! `make prop-ed25519`). Also: the bundle verifier, which switches a key to its prepared table from the sixteenth
+//! signature on, rejects exactly the receipts whose signatures were changed, before and after the switch.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use curbi::proof::bundle::ParsedBundle;
@@ -67,14 +67,27 @@ fn non_canonical_small_order() -> Vec<[u8; 32]> {
     out
 }
 
+/// Both of core's verifiers against ed25519-dalek's `verify_strict` itself (the reference, called here directly).
 fn agree(key: &VerifyingKey, prepared: &PreparedKey, msg: &[u8], sig: &[u8]) -> Result<bool, TestCaseError> {
-    let plain = key.verify(msg, sig).is_ok();
-    prop_assert_eq!(prepared.verify(msg, sig).is_ok(), plain, "sig {:02x?}", sig);
-    Ok(plain)
+    let reference = match <&[u8; 64]>::try_from(sig) {
+        Ok(bytes) => ed25519_dalek::VerifyingKey::from_bytes(key.as_bytes())
+            .unwrap()
+            .verify_strict(msg, &ed25519_dalek::Signature::from_bytes(bytes))
+            .is_ok(),
+        Err(_) => false,
+    };
+    prop_assert_eq!(key.verify(msg, sig).is_ok(), reference, "VerifyingKey, sig {:02x?}", sig);
+    prop_assert_eq!(prepared.verify(msg, sig).is_ok(), reference, "PreparedKey, sig {:02x?}", sig);
+    Ok(reference)
+}
+
+/// 96 cases in `make test`; `make prop-ed25519` runs 100,000 (CURBI_ED25519_CASES, docs/FUZZING.md).
+fn cases() -> u32 {
+    std::env::var("CURBI_ED25519_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(96)
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn prepared_verification_answers_what_verify_strict_answers(
@@ -139,6 +152,22 @@ proptest! {
         let forged_sig = ed25519_dalek::Signature::from_bytes(&forged);
         prop_assert!(ed25519_dalek::Verifier::verify(&dalek_key.verifying_key(), &msg, &forged_sig).is_ok());
         prop_assert!(!agree(&key, &prepared, &msg, &forged)?);
+
+        // A key with a torsion component (of mixed order: not weak, so it loads) and a signature its secret scalar
+        // makes under it: [S]B − [k]A' is R − [k]T, so verify_strict accepts exactly when [k]T is the identity.
+        let t = curve25519_dalek::constants::EIGHT_TORSION[torsion];
+        let mixed = (dalek_key.verifying_key().to_edwards() + t).compress();
+        let mixed_key = VerifyingKey::from_bytes(mixed.as_bytes()).unwrap();
+        let nonce = curve25519_dalek::scalar::Scalar::from_hash(sha2::Sha512::new().chain_update(b"nonce").chain_update(&msg));
+        let big_r = curve25519_dalek::EdwardsPoint::mul_base(&nonce).compress();
+        let k = curve25519_dalek::scalar::Scalar::from_hash(
+            sha2::Sha512::new().chain_update(big_r.as_bytes()).chain_update(mixed.as_bytes()).chain_update(&msg),
+        );
+        let mut cofactored = [0u8; 64];
+        cofactored[..32].copy_from_slice(big_r.as_bytes());
+        cofactored[32..].copy_from_slice((nonce + k * dalek_key.to_scalar()).as_bytes());
+        let want = curve25519_dalek::traits::IsIdentity::is_identity(&(t * k));
+        prop_assert_eq!(agree(&mixed_key, &PreparedKey::new(&mixed_key), &msg, &cofactored)?, want);
 
         // R not a point at all (about half of all y values), or y ≥ p.
         let mut junk = sig;

@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let full = curbi::api::check_json(data).map(|r| r.to_json_string());
     for cap in [64usize, 4096, usize::MAX] {
-        match (&full, curbi::api::check_json_within(data, cap)) {
+        match (&full, curbi::api::check_json_within(data, None, cap)) {
             (Ok(text), Ok(bounded)) => assert_eq!(text, &bounded),
             (Ok(text), Err(e)) => {
                 assert_eq!(e.code, curbi::ErrorCode::OutputTooLarge, "{e}");
