@@ -6,6 +6,8 @@
 //! Hostile clients, in a loop on keep-alive connections: 20 send the worst `/v1/check` body (50 forbid rules with
 //! 200-character whys, 12 cases of one phrase repeated: about 60 KB in, over 100 MB out before the cap), 20 send
 //! the same as a `tools/call policy_check`, 5 send it and never read the answers, 5 send headers one byte a second.
+//! Beside them (issue 44), 20 more hostile clients loop on a light request that makes the check work: 50 forbid rules
+//! on one phrase and a reply made of that phrase, 5.4 KB in all (under the 8 KiB that marks a request heavy).
 //! Ordinary clients each open a new connection per request and send seed 000's check. Rate limits are off: on
 //! loopback every client is one address, and this measures the bounded work, not the limits.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
@@ -23,6 +25,12 @@ use tokio::net::TcpStream;
 #[path = "../tests/common/attack.rs"]
 mod attack;
 use attack::amplifier;
+
+/// Issue 44's light but busy request: 50 rules holding one phrase, and a reply made of that phrase (5.4 KB).
+fn shared_phrase() -> serde_json::Value {
+    let forbid: Vec<_> = (0..50).map(|i| json!({"id": format!("no-refund-{i}"), "phrases": ["full refund"]})).collect();
+    json!({"policy": {"forbid": forbid}, "reply": "We offer a full refund. ".repeat(125)})
+}
 
 const ORDINARY: &str = r#"{"policy":{"prices":[{"item":"Starter","amount":49}]},"reply":"Starter is $99 a month."}"#;
 
@@ -111,7 +119,26 @@ async fn main() {
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                       "params": {"name": "policy_check", "arguments": amplifier()}})
     .to_string();
+    let shared = shared_phrase().to_string();
+    assert!((5_000..5_800).contains(&shared.len()), "the shared-phrase request is 5.4 KB: {}", shared.len());
     let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let (stop, done) = (Arc::clone(&stop), Arc::clone(&hostile_done));
+        let raw = request(addr, "/v1/check", &shared, "", false);
+        tasks.push(tokio::spawn(async move {
+            let mut buf = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                let Ok(mut s) = TcpStream::connect(addr).await else { continue };
+                while !stop.load(Ordering::Relaxed) {
+                    if s.write_all(&raw).await.is_err() || read_response(&mut s, &mut buf).await.is_none() {
+                        break;
+                    }
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Vec::new()
+        }));
+    }
     for i in 0..50 {
         let (stop, done) = (Arc::clone(&stop), Arc::clone(&hostile_done));
         let (body, call) = (body.clone(), call.clone());
