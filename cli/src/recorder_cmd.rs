@@ -45,6 +45,8 @@ Usage:
 
 KEY: --key FILE (a private JWK, mode 0600) or --key-env VAR; by default the variable CURBI_RECORDER_KEY. Add
   --rotate to make a new key the log's active one. --now UNIX_SECONDS fixes the clock (tests).
+  --max-clock-ahead SECONDS: how far past the last time the log used a write may be dated (default 604800, 7 days);
+  beyond it the write is refused with clock_ahead and nothing is signed. Reads never move the log's time.
   --witnesses FILE and --publish DIR: what checkpoint does with each head it signs (cosign it, publish the log).
 Exit status: 0 done; 1 attest issued nothing (DENY, or STEP_UP not confirmed: the answer says why); 2 bad
   arguments or a refused call (the error document {\"error\":{code,message,path}} on stdout); 3 internal error.";
@@ -117,6 +119,10 @@ fn parse(cmd: &str, args: &[OsString]) -> Result<Option<Args>, ExitCode> {
                 let t = utf8(value()?)?;
                 let t: i64 = t.parse().map_err(|_| usage_error(&format!("{cmd}: --now takes Unix seconds")))?;
                 a.config.insert("now".into(), t.into());
+            }
+            "--max-clock-ahead" => {
+                let t = number(utf8(value()?)?)?;
+                a.config.insert("max_clock_ahead".into(), t.into());
             }
             "--seq" => a.seqs.push(number(utf8(value()?)?)?),
             "--known" => a.known.push(value()?),

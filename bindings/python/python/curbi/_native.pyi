@@ -152,6 +152,7 @@ class Recorder:
         now: Optional[int] = None,
         attestation_ttl: Optional[int] = None,
         receipt_ttl: Optional[int] = None,
+        max_clock_ahead: Optional[int] = None,
     ) -> Recorder: ...
     @staticmethod
     def open_async(path: _Path, origin: str, **options: Any) -> asyncio.Future[Recorder]: ...
