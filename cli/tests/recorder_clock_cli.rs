@@ -128,3 +128,45 @@ fn max_clock_ahead_lets_a_log_idle_longer_than_the_default_sign() {
     let bad = log.run("status", T0, &["--max-clock-ahead", "0"]);
     assert_eq!((bad.status.code(), answer(&bad)["error"]["path"].as_str()), (Some(2), Some("/max_clock_ahead")));
 }
+
+#[test]
+fn a_poisoned_log_is_sealed_and_a_successor_started_from_the_command_line() {
+    let log = Log::new("seal");
+    assert_eq!(log.refund("rf-0", T0, &[]), T0);
+    // Poisoned as before max_clock_ahead existed: one checkpoint ten years ahead, allowed by a tolerance as large.
+    let tolerance = (2 * DECADE).to_string();
+    let far = log.run("checkpoint", T0 + DECADE, &["--max-clock-ahead", &tolerance]);
+    assert_eq!(far.status.code(), Some(0), "{}", answer(&far));
+    let action = json!({"tenant": "shop", "idempotency_key": "rf-1", "grant": "g1",
+                        "action": {"agent": "agent:support", "operation": "billing.refund", "resource": "charge:ch_1",
+                                   "amount": 50, "currency": "USD"}});
+    let denied = log.run("attest", T0 + 60, &[&file(&log.dir, "rf-1.json", &action)]);
+    assert_eq!((denied.status.code(), answer(&denied)["decision"].as_str()), (Some(1), Some("DENY")));
+    assert!(answer(&denied)["check"].to_string().contains("grant_expired"), "the log is poisoned");
+
+    let next = log.dir.join("next.db").to_string_lossy().into_owned();
+    let origin2 = "curbi-checkpoint-v1.shop.example/clock-2";
+    let args = ["--successor", next.as_str(), "--successor-origin", origin2];
+    let sealed = log.run("seal", T0 + 120, &args);
+    assert_eq!(sealed.status.code(), Some(0), "{}", String::from_utf8_lossy(&sealed.stdout));
+    let sealed = answer(&sealed);
+    let note = sealed["sealed"]["note"].as_str().expect("final head").to_string();
+    assert_eq!(sealed["sealed"]["size"], 1);
+    assert_eq!(sealed["successor"]["origin"], origin2);
+    let entry = &sealed["successor"]["entry"];
+    let named: Value = serde_json::from_str(entry["evidence"].as_str().expect("evidence")).expect("JSON");
+    assert_eq!((entry["seq"].as_u64(), named["head"].as_str()), (Some(0), Some(note.as_str())));
+    // Run again (as after a crash): the same final head, the same entry.
+    assert_eq!(answer(&log.run("seal", T0 + 180, &args)), sealed);
+    // The sealed log refuses writes; its status and bundles go on.
+    let refused = log.run("attest", T0 + 60, &[&file(&log.dir, "rf-1.json", &action)]);
+    assert_eq!((refused.status.code(), answer(&refused)["error"]["code"].as_str()), (Some(2), Some("sealed")));
+    assert_eq!(answer(&log.run("status", T0 + 60, &[]))["sealed"], 1);
+    assert_eq!(log.run("bundle", T0 + 60, &["--seq", "0"]).status.code(), Some(0));
+    // The successor signs at the right clock.
+    let successor = Log { dir: log.dir.clone(), db: next, key: log.key.clone() };
+    let grant = json!({"id": "g1", "agent": "agent:support", "operations": ["billing.refund"],
+                       "resources": ["charge:*"], "expires_at": "2027-06-01T00:00:00Z"});
+    assert_eq!(successor.run("grant", T0 + 200, &[&file(&log.dir, "grant.json", &grant)]).status.code(), Some(0));
+    assert_eq!(successor.refund("rf-1", T0 + 200, &[]), T0 + 200);
+}

@@ -52,7 +52,8 @@ fn a_poisoned_log_is_sealed_and_its_successor_takes_the_writes() {
         assert_eq!(code_of(who.call_json("attest", attest_body("rf-9", 100).as_bytes())), "sealed");
         assert_eq!(code_of(who.call_json("grant", refund_grant().to_string().as_bytes())), "sealed");
         assert_eq!(code_of(who.call_json("checkpoint", b"{}")), "sealed");
-        let done = json!({"tenant": "acme", "idempotency_key": "rf-late", "outcome": "DONE", "evidence": evidence(100)});
+        let done =
+            json!({"tenant": "acme", "idempotency_key": "rf-late", "outcome": "DONE", "evidence": evidence(100)});
         assert_eq!(code_of(who.call_json("confirm", done.to_string().as_bytes())), "sealed");
     }
     let mut rotate = RecorderOptions::new(&db, ORIGIN, key(2, "k2")).fixed_clock(T0 + 60);
