@@ -83,10 +83,11 @@ impl Recorder {
     /// owner may read, or from the environment variable `key_env` (`CURBI_RECORDER_KEY` when neither is given).
     /// `rotate` makes a new key the log's active one; `now` (Unix seconds) fixes the clock, for tests.
     /// `max_clock_ahead` (seconds, default 7 days) is how far past the last time the log used a write may be dated
-    /// (beyond: `clock_ahead`, nothing signed; docs/RECORDER.md §Time). Raises `CurbiError` (`key_mismatch` at
+    /// (beyond: `clock_ahead`, nothing signed; docs/RECORDER.md §Time). `predecessor` (a sealed log's final head)
+    /// makes a new log its successor (§Sealing a log). Raises `CurbiError` (`key_mismatch` at
     /// `/key`, `invalid_key_file`, `storage`, ...).
     #[new]
-    #[pyo3(signature = (path, origin, *, key_file=None, key_env=None, rotate=false, now=None, attestation_ttl=None, receipt_ttl=None, max_clock_ahead=None))]
+    #[pyo3(signature = (path, origin, *, key_file=None, key_env=None, rotate=false, now=None, attestation_ttl=None, receipt_ttl=None, max_clock_ahead=None, predecessor=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -99,6 +100,7 @@ impl Recorder {
         attestation_ttl: Option<i64>,
         receipt_ttl: Option<i64>,
         max_clock_ahead: Option<i64>,
+        predecessor: Option<String>,
     ) -> PyResult<Recorder> {
         let text = |p: PathBuf, at: &str| {
             p.into_os_string().into_string().map(Value::String).map_err(|_| {
@@ -114,7 +116,11 @@ impl Recorder {
         if let Some(f) = key_file {
             config.insert("key_file".into(), text(f, "/key_file")?);
         }
-        let options = [("key_env", key_env.map(Value::from)), ("now", now.map(Value::from))];
+        let options = [
+            ("key_env", key_env.map(Value::from)),
+            ("now", now.map(Value::from)),
+            ("predecessor", predecessor.map(Value::from)),
+        ];
         let ttls = [
             ("attestation_ttl", attestation_ttl.map(Value::from)),
             ("receipt_ttl", receipt_ttl.map(Value::from)),

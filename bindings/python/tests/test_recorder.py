@@ -347,3 +347,21 @@ def test_max_clock_ahead_reaches_the_recorder(tmp_path):
     late = curbi.Recorder(db, ORIGIN, **{**options(db, FIRST["open"]), "now": idle, "max_clock_ahead": 40 * 86400})
     assert late.grant(GRANT)["id"] == GRANT["id"]
     late.close()
+
+
+def test_seal_and_a_successor_named_by_predecessor(tmp_path):
+    """`seal` (through `call`) signs the final head and refuses writes with `sealed`; `predecessor=` starts a
+    successor whose entry 0 names that head (docs/RECORDER.md §Sealing a log)."""
+    recorder, db = first_recorder(tmp_path)
+    head = json.loads(recorder.call("seal", {}))
+    assert recorder.status()["sealed"] == head["size"]
+    with pytest.raises(curbi.CurbiError) as e:
+        recorder.grant(GRANT)
+    assert e.value.code == "sealed"
+    recorder.close()
+    nxt = str(tmp_path / "next.db")
+    opts = {**options(db, FIRST["open"]), "predecessor": head["note"]}
+    successor = curbi.Recorder(nxt, ORIGIN + "-2", **opts)
+    entry = successor.receipt({"seq": 0})
+    assert json.loads(entry["evidence"])["head"] == head["note"]
+    successor.close()
