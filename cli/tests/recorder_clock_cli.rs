@@ -5,30 +5,15 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
+use common::{answer, json_file as file, recorder_curbi as curbi};
 use serde_json::{Value, json};
 
 /// 2026-11-03T12:00:00Z.
 const T0: i64 = 1_793_714_400;
 const DECADE: i64 = 10 * 365 * 86_400;
-
-fn curbi(args: &[&str]) -> Output {
-    Command::new(common::BIN).args(args).env_remove("CURBI_RECORDER_KEY").output().expect("runs curbi")
-}
-
-fn answer(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!("not JSON ({e}): {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-    })
-}
-
-fn file(dir: &Path, name: &str, v: &Value) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, v.to_string()).expect("writes");
-    p.to_string_lossy().into_owned()
-}
 
 /// The `iat` claim of a compact receipt.
 fn iat(receipt: &Value) -> i64 {
