@@ -28,9 +28,11 @@ type Recorder struct {
 }
 
 // OpenRecorder opens (or creates) a recorder: {"path", "origin", "key_file" | "key_env", "rotate"?, "now"?,
-// "attestation_ttl"?, "receipt_ttl"?}. The key file holds a private Ed25519 JWK and must be readable by its owner
-// only; "key_env" names an environment variable holding the same text (CURBI_RECORDER_KEY when neither is given).
-// "now" (Unix seconds) fixes the clock, for tests. A key that is not the log's is an *Error with code
+// "attestation_ttl"?, "receipt_ttl"?, "max_clock_ahead"?}. The key file holds a private Ed25519 JWK and must be
+// readable by its owner only; "key_env" names an environment variable holding the same text (CURBI_RECORDER_KEY
+// when neither is given). "now" (Unix seconds) fixes the clock, for tests. "max_clock_ahead" (seconds, default 7
+// days) bounds how far past the log's last time a write may be dated: beyond it the write is an *Error with code
+// "clock_ahead" and nothing is signed (docs/RECORDER.md §Time). A key that is not the log's is an *Error with code
 // "key_mismatch" at "/key" unless "rotate" makes it the new active key.
 func OpenRecorder(config []byte) (*Recorder, error) {
 	handle, err := openRecorder(config)

@@ -399,3 +399,64 @@ func TestRecorderPublishAndCosign(t *testing.T) {
 		t.Errorf("cosign without witnesses: %v", err)
 	}
 }
+
+// TestRecorderMaxClockAhead: "max_clock_ahead" in the open document reaches the recorder. A write dated further past
+// the log's last time than it (default 7 days) is clock_ahead and signs nothing, a read at that clock answers, and a
+// larger setting lets the write sign.
+func TestRecorderMaxClockAhead(t *testing.T) {
+	doc := loadRecorderVectors(t)
+	db := filepath.Join(t.TempDir(), "clock.db")
+	var spec struct {
+		Key string `json:"key"`
+		Now int64  `json:"now"`
+	}
+	if err := json.Unmarshal(doc.Scenarios[0].Open, &spec); err != nil {
+		t.Fatal(err)
+	}
+	now := spec.Now
+	reopen := func(at int64, extra map[string]any) (*Recorder, error) {
+		s := map[string]any{"key": spec.Key, "now": at}
+		text, _ := json.Marshal(s)
+		if extra == nil {
+			return openScenario(t, doc, db, text)
+		}
+		variable := "CURBI_RECORDER_TEST_CLOCK"
+		t.Setenv(variable, doc.Keys[spec.Key].JWK)
+		config := map[string]any{"path": db, "key_env": variable, "now": at}
+		for k, v := range extra {
+			config[k] = v
+		}
+		body, _ := json.Marshal(config)
+		return OpenRecorder(body)
+	}
+	first, err := reopen(now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Close()
+	far, err := reopen(now+10*365*86400, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := far.Status(); err != nil {
+		t.Fatalf("a read at a clock years ahead: %v", err)
+	}
+	_, err = far.Call("checkpoint", []byte("{}"))
+	requireError(t, err, "clock_ahead", "")
+	_ = far.Close()
+	idle := now + 30*86400
+	_, err = reopen(idle, map[string]any{"max_clock_ahead": 0})
+	requireError(t, err, "out_of_range", "/max_clock_ahead")
+	late, err := reopen(idle, map[string]any{"max_clock_ahead": 40 * 86400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	grant := doc.Scenarios[0].Steps[0].Request
+	if _, err := late.Grant(grant); err != nil {
+		t.Fatalf("a write 30 days on with max_clock_ahead 40 days: %v", err)
+	}
+}

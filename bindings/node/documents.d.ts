@@ -331,6 +331,11 @@ export interface RecorderConfig {
   attestation_ttl?: number
   /** Seconds a receipt stays fresh (default 30 days). */
   receipt_ttl?: number
+  /**
+   * Most seconds a write may be dated past the last time the log used (default 7 days); beyond it the write is
+   * refused with `clock_ahead` and nothing is signed (docs/RECORDER.md §Time).
+   */
+  max_clock_ahead?: number
   /** Witnesses `checkpoint` asks to cosign each head (C2SP tlog-witness; plain http:// URL prefixes). */
   witnesses?: Array<{ key: string; url: string }>
   /** How long one witness request may take, in milliseconds (default 5000). */
@@ -491,4 +496,6 @@ export interface RecorderStatus {
   vkey: string
   size: number
   head: Head | null
+  /** The size of the final head once the log is sealed, else null (docs/RECORDER.md §Sealing a log). */
+  sealed: number | null
 }

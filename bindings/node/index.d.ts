@@ -32,8 +32,10 @@ export declare class PreparedOptions {
 export declare class Recorder {
   /**
    * Opens (or creates) a recorder on the libuv thread pool: `{path, origin, key_file | key_env, rotate?, now?,
-   * attestation_ttl?, receipt_ttl?}`, an object or JSON text. The key file (a private Ed25519 JWK) must be
-   * readable by its owner only; `now` (Unix seconds) fixes the clock, for tests. Rejects with a `CurbiError`
+   * attestation_ttl?, receipt_ttl?, max_clock_ahead?}`, an object or JSON text. The key file (a private Ed25519
+   * JWK) must be readable by its owner only; `now` (Unix seconds) fixes the clock, for tests;
+   * `max_clock_ahead` (seconds, default 7 days) bounds how far past the log's last time a write may be dated
+   * (`clock_ahead` beyond it). Rejects with a `CurbiError`
    * (`key_mismatch` at `/key`, `invalid_key_file`, `storage`, ...).
    */
   static open(config: RecorderConfig | string): Promise<Recorder>
@@ -139,7 +141,7 @@ export declare function compilePolicy(policy: PolicyDocument | string, receipts?
 export declare function createVerifier(options: VerifyOptions | string): Verifier
 
 /** Every stable error code (vectors/errors.json): the `code` of a thrown `CurbiError`. */
-export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note' | 'duplicate_member' | 'unknown_tool' | 'unknown_id' | 'output_too_large' | 'idempotency_conflict' | 'busy' | 'held' | 'not_attested' | 'outcome_conflict' | 'released' | 'unknown_grant' | 'grant_conflict' | 'invalid_evidence' | 'evidence_mismatch' | 'unknown_head' | 'no_head' | 'unknown_receipt' | 'key_mismatch' | 'key_rotated' | 'invalid_key_file' | 'storage' | 'corrupt' | 'too_deep' | 'rate_limited' | 'forbidden' | 'invalid_host' | 'overloaded' | 'closed'
+export type ErrorCode = 'invalid_json' | 'invalid_type' | 'unknown_field' | 'missing_field' | 'too_long' | 'too_short' | 'too_many_items' | 'too_few_items' | 'pattern_mismatch' | 'invalid_enum' | 'out_of_range' | 'conflicting_fields' | 'invalid_value' | 'unsupported' | 'body_too_large' | 'unsupported_media_type' | 'method_not_allowed' | 'not_found' | 'internal' | 'invalid_key' | 'weak_key' | 'private_key_present' | 'duplicate_key' | 'invalid_note' | 'duplicate_member' | 'unknown_tool' | 'unknown_id' | 'output_too_large' | 'idempotency_conflict' | 'busy' | 'held' | 'not_attested' | 'outcome_conflict' | 'released' | 'unknown_grant' | 'grant_conflict' | 'invalid_evidence' | 'evidence_mismatch' | 'unknown_head' | 'no_head' | 'unknown_receipt' | 'key_mismatch' | 'key_rotated' | 'invalid_key_file' | 'storage' | 'corrupt' | 'too_deep' | 'rate_limited' | 'forbidden' | 'invalid_host' | 'overloaded' | 'closed' | 'clock_ahead' | 'sealed'
 
 /**
  * Exports a check request as a CI regression (docs/REGRESSION.md): the `curbi.regression` document, whose

@@ -37,6 +37,12 @@ Usage:
   curbi recorder keys --db DB [KEY] [--out FILE]
                                 The log's JWKS with every key's window: what verifiers trust
   curbi recorder status --db DB [KEY]         The log's origin, note verifier key (vkey), size and latest head
+  curbi recorder seal --db DB [KEY] [--successor DB2 --successor-origin ORIGIN2]
+                                Seal the log: sign its final head, then refuse every write (sealed); with
+                                --successor, create the log DB2 whose first entry names that head. Safe to run
+                                again after a crash. The way out of a log a wrong clock dated ahead
+  curbi recorder init --db DB2 --origin ORIGIN2 --predecessor HEAD_FILE [KEY]
+                                Create a successor log whose first entry names the sealed log's final head
   curbi recorder publish --db DB [KEY] --dir DIR
                                 Publish the log as C2SP tlog-tiles into DIR (checkpoint, tile/..., tile/entries/...),
                                 up to the latest head; incremental, each file written atomically, checkpoint last
@@ -45,6 +51,8 @@ Usage:
 
 KEY: --key FILE (a private JWK, mode 0600) or --key-env VAR; by default the variable CURBI_RECORDER_KEY. Add
   --rotate to make a new key the log's active one. --now UNIX_SECONDS fixes the clock (tests).
+  --max-clock-ahead SECONDS: how far past the last time the log used a write may be dated (default 604800, 7 days);
+  beyond it the write is refused with clock_ahead and nothing is signed. Reads never move the log's time.
   --witnesses FILE and --publish DIR: what checkpoint does with each head it signs (cosign it, publish the log).
 Exit status: 0 done; 1 attest issued nothing (DENY, or STEP_UP not confirmed: the answer says why); 2 bad
   arguments or a refused call (the error document {\"error\":{code,message,path}} on stdout); 3 internal error.";
@@ -62,6 +70,8 @@ struct Args {
     out: Option<OsString>,
     kid: Option<String>,
     dir: Option<String>,
+    successor: Option<OsString>,
+    successor_origin: Option<String>,
 }
 
 fn parse(cmd: &str, args: &[OsString]) -> Result<Option<Args>, ExitCode> {
@@ -75,6 +85,8 @@ fn parse(cmd: &str, args: &[OsString]) -> Result<Option<Args>, ExitCode> {
         out: None,
         kid: None,
         dir: None,
+        successor: None,
+        successor_origin: None,
     };
     let mut it = args.iter();
     let mut flags_done = false;
@@ -118,6 +130,16 @@ fn parse(cmd: &str, args: &[OsString]) -> Result<Option<Args>, ExitCode> {
                 let t: i64 = t.parse().map_err(|_| usage_error(&format!("{cmd}: --now takes Unix seconds")))?;
                 a.config.insert("now".into(), t.into());
             }
+            "--max-clock-ahead" => {
+                let t = number(utf8(value()?)?)?;
+                a.config.insert("max_clock_ahead".into(), t.into());
+            }
+            "--predecessor" => {
+                let head = String::from_utf8_lossy(&read_file(&value()?)?).into_owned();
+                a.config.insert("predecessor".into(), head_text(head).into());
+            }
+            "--successor" => a.successor = Some(value()?),
+            "--successor-origin" => a.successor_origin = Some(utf8(value()?)?),
             "--seq" => a.seqs.push(number(utf8(value()?)?)?),
             "--known" => a.known.push(value()?),
             "--limit" => a.limit = Some(number(utf8(value()?)?)?),
@@ -153,6 +175,29 @@ fn print_result(result: Result<String, Error>, status: u8) -> ExitCode {
     }
 }
 
+/// A signed head read from a file: a note ends with one newline; a file written by `jq -r .note` has one more.
+fn head_text(t: String) -> String {
+    if t.ends_with("\n\n") { t[..t.len() - 1].to_string() } else { t }
+}
+
+/// `seal --successor DB2 --successor-origin ORIGIN2`: opens DB2 (created) as the successor of the sealed log whose
+/// final head is `head`, with the same key and clock options, and answers `{sealed, successor: {origin, entry}}`.
+/// Run again after a crash, each step replays: the seal answers the same head, the successor the same entry.
+fn open_successor(a: &Args, db: &OsString, head: &str) -> Result<Value, Error> {
+    let origin = a.successor_origin.clone().unwrap_or_default();
+    let mut config = a.config.clone();
+    config.remove("rotate");
+    config.insert("path".into(), db.to_string_lossy().into_owned().into());
+    config.insert("origin".into(), origin.into());
+    config.insert("predecessor".into(), head.into());
+    // The successor is a log this command creates, as init does (a 0-byte file left by a kill is started too).
+    config.insert("create".into(), true.into());
+    let successor = curbi_recorder::api::open_json(Value::Object(config).to_string().as_bytes())?;
+    let entry: Value = serde_json::from_str(&successor.call_json("receipt", br#"{"seq":0}"#)?)
+        .map_err(|e| Error::new(ErrorCode::Internal, "", e.to_string()))?;
+    Ok(json!({"origin": successor.origin(), "entry": entry}))
+}
+
 fn json_file(file: &OsString) -> Result<Vec<u8>, ExitCode> {
     read_file(file)
 }
@@ -181,6 +226,12 @@ pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
     if sub == "init" && !config.contains_key("origin") {
         return usage_error("recorder init needs --origin ORIGIN");
     }
+    if sub != "init" && config.contains_key("predecessor") {
+        return usage_error("--predecessor names a new log's predecessor: use it with recorder init");
+    }
+    if a.successor.is_some() != a.successor_origin.is_some() || (a.successor.is_some() && sub != "seal") {
+        return usage_error("recorder seal takes --successor DB2 and --successor-origin ORIGIN2 together");
+    }
     // Only init starts a new log; every other command opens an existing one, so a mistyped --db is an error.
     config.insert("create".into(), (sub == "init").into());
     let recorder = match curbi_recorder::api::open_json(Value::Object(config).to_string().as_bytes()) {
@@ -197,7 +248,7 @@ pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
     let (method, request) = match sub {
         "init" | "status" => ("status", body(0)),
         "grant" | "attest" | "confirm" | "reconcile" | "receipts" => (sub, body(1)),
-        "checkpoint" | "cosign" => (sub, body(0)),
+        "checkpoint" | "cosign" | "seal" => (sub, body(0)),
         "publish" => match &a.dir {
             Some(d) => ("publish", body(0).map(|_| json!({"dir": d}).to_string().into_bytes())),
             None => return usage_error("recorder publish needs --dir DIR"),
@@ -216,9 +267,7 @@ pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
             let mut known = Vec::new();
             for f in &a.known {
                 match read_file(f).map(|b| String::from_utf8_lossy(&b).into_owned()) {
-                    // A note ends with a newline; a file written by `jq -r .note` has one more.
-                    Ok(t) if t.ends_with("\n\n") => known.push(t[..t.len() - 1].to_string()),
-                    Ok(t) => known.push(t),
+                    Ok(t) => known.push(head_text(t)),
                     Err(code) => return code,
                 }
             }
@@ -231,6 +280,13 @@ pub(crate) fn recorder_command(args: &[OsString]) -> ExitCode {
         Err(code) => return code,
     };
     let result = recorder.call_json(method, &request);
+    if let (Some(next), Ok(text)) = (&a.successor, &result) {
+        drop(recorder);
+        let head: Value = serde_json::from_str(text).unwrap_or_default();
+        let note = head["note"].as_str().unwrap_or_default();
+        let result = open_successor(&a, next, note).map(|s| json!({"sealed": head, "successor": s}).to_string());
+        return print_result(result, 0);
+    }
     if sub == "keys"
         && let (Some(out), Ok(text)) = (&a.out, &result)
     {

@@ -5,26 +5,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
+use common::{answer, json_file as file, recorder_curbi as curbi};
 use serde_json::{Value, json};
-
-fn curbi(args: &[&str]) -> Output {
-    Command::new(common::BIN).args(args).env_remove("CURBI_RECORDER_KEY").output().expect("runs curbi")
-}
-
-fn answer(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!("not JSON ({e}): {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-    })
-}
-
-fn file(dir: &Path, name: &str, v: &Value) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, v.to_string()).expect("writes");
-    p.to_string_lossy().into_owned()
-}
 
 #[test]
 fn the_seed_qualification_through_the_command_line() {

@@ -111,11 +111,15 @@ pub enum ErrorCode {
     Overloaded,
     /// A binding's handle (a recorder) was closed; open it again.
     Closed,
+    /// Recorder: the clock is further ahead of the last time the log used than `max_clock_ahead`; nothing was signed.
+    ClockAhead,
+    /// Recorder: the log is sealed (a final head signed); it is read-only, and its successor takes new entries.
+    Sealed,
 }
 
 impl ErrorCode {
     /// Every code, in the order of `vectors/errors.json`.
-    pub const ALL: [ErrorCode; 52] = [
+    pub const ALL: [ErrorCode; 54] = [
         ErrorCode::InvalidJson,
         ErrorCode::InvalidType,
         ErrorCode::UnknownField,
@@ -168,6 +172,8 @@ impl ErrorCode {
         ErrorCode::InvalidHost,
         ErrorCode::Overloaded,
         ErrorCode::Closed,
+        ErrorCode::ClockAhead,
+        ErrorCode::Sealed,
     ];
 
     /// The wire name.
@@ -225,6 +231,8 @@ impl ErrorCode {
             ErrorCode::InvalidHost => "invalid_host",
             ErrorCode::Overloaded => "overloaded",
             ErrorCode::Closed => "closed",
+            ErrorCode::ClockAhead => "clock_ahead",
+            ErrorCode::Sealed => "sealed",
         }
     }
 }

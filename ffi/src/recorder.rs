@@ -14,9 +14,10 @@ pub struct curbi_recorder {
 }
 
 /// Opens (or creates) a recorder: `{"path", "origin", "key_file" | "key_env", "rotate"?, "now"?,
-/// "attestation_ttl"?, "receipt_ttl"?}`. The key file must be readable by its owner only; `key_env` names an
-/// environment variable holding the key's text (`CURBI_RECORDER_KEY` when neither is given); `now` fixes the clock
-/// (tests). On success writes a new handle to `*recorder_out`; on `CURBI_STATUS_INVALID_INPUT` writes the error
+/// "attestation_ttl"?, "receipt_ttl"?, "max_clock_ahead"?}`. The key file must be readable by its owner only;
+/// `key_env` names an environment variable holding the key's text (`CURBI_RECORDER_KEY` when neither is given);
+/// `now` fixes the clock (tests); `max_clock_ahead` (seconds, default 7 days) bounds how far past the log's last
+/// time a write may be dated (`clock_ahead` beyond it, nothing signed). On success writes a new handle to `*recorder_out`; on `CURBI_STATUS_INVALID_INPUT` writes the error
 /// document to `*error_out` (if non-NULL): `key_mismatch` at `/key` for a key that is not the log's, `storage`
 /// when the file cannot be opened.
 #[unsafe(no_mangle)]

@@ -15,7 +15,7 @@ use crate::store::About;
 use crate::witness::{Sharing, Witness};
 
 /// Every method [`Recorder::call_json`] answers.
-pub const METHODS: [&str; 15] = [
+pub const METHODS: [&str; 16] = [
     "grant",
     "mandate",
     "attest",
@@ -31,6 +31,7 @@ pub const METHODS: [&str; 15] = [
     "keys",
     "status",
     "set_clock",
+    "seal",
 ];
 
 fn wrong(path: &str, expected: &str, got: &Value) -> Error {
@@ -112,11 +113,14 @@ fn strings(obj: &Map<String, Value>, path: &str, name: &str) -> Result<Vec<Strin
 }
 
 /// Opens a recorder from `{"path", "origin"?, "create"?, "key_file" | "key_env", "rotate"?, "now"?,
-/// "attestation_ttl"?, "receipt_ttl"?, "witnesses"?, "witness_timeout_ms"?, "publish"?}`. `create` (a boolean):
-/// `true` starts a new log in a missing or empty file, `false` opens an existing log only; absent, a missing file
-/// becomes a new log when `origin` is given (docs/RECORDER.md §Creating and opening). `now` (Unix seconds) fixes the clock, for
-/// tests and vectors; without it the system clock runs. `witnesses` (`[{key, url}]`) and `publish` (a directory) are
-/// what each `checkpoint` call does with the head it signs (docs/RECORDER.md §Witnesses).
+/// "attestation_ttl"?, "receipt_ttl"?, "max_clock_ahead"?, "predecessor"?, "witnesses"?, "witness_timeout_ms"?,
+/// "publish"?}`. `create` (a boolean): `true` starts a new log in a missing or empty file, `false` opens an existing
+/// log only; absent, a missing file becomes a new log when `origin` is given (docs/RECORDER.md §Creating and opening).
+/// `now` (Unix seconds) fixes the clock, for tests and vectors; without it the system clock runs. `max_clock_ahead`
+/// (seconds, default 7 days) is how far ahead of the last time the log used a write may be (docs/RECORDER.md §Time).
+/// `predecessor` (a sealed log's final head) makes the log a successor: its first entry names that head
+/// (§Sealing a log). `witnesses` (`[{key, url}]`) and `publish` (a directory) are what each `checkpoint` call does
+/// with the head it signs (docs/RECORDER.md §Witnesses).
 pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
     let v = curbi::json::read(config)?;
     let obj = object(
@@ -132,6 +136,8 @@ pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
             "now",
             "attestation_ttl",
             "receipt_ttl",
+            "max_clock_ahead",
+            "predecessor",
             "witnesses",
             "witness_timeout_ms",
             "publish",
@@ -164,8 +170,15 @@ pub fn open_json(config: &[u8]) -> Result<Recorder, Error> {
     if let Some(t) = integer(obj, "", "receipt_ttl")? {
         options.receipt_ttl = t;
     }
+    if let Some(t) = integer(obj, "", "max_clock_ahead")? {
+        options.max_clock_ahead = t;
+    }
+    let predecessor = text(obj, "", "predecessor")?;
     let sharing = sharing(obj)?;
     let recorder = Recorder::open(options)?;
+    if let Some(head) = predecessor {
+        recorder.record_predecessor(&head)?;
+    }
     if let Some(s) = sharing {
         recorder.share_heads(s)?;
     }
@@ -416,6 +429,10 @@ impl Recorder {
             "status" => {
                 object(&v, "", &[])?;
                 Ok(self.status()?.to_string())
+            }
+            "seal" => {
+                object(&v, "", &[])?;
+                to_json(&self.seal()?)
             }
             "set_clock" => {
                 let obj = object(&v, "", &["now"])?;

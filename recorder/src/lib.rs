@@ -21,7 +21,7 @@ pub use keyfile::{
     KEY_ENV, LoadedKey, create_private, generate_key_file, open_regular, parse_key, read_key_env, read_key_file,
 };
 pub use recorder::{
-    AttestRequest, Attested, BundleRequest, GrantInfo, Head, OpenAction, OpenActions, Outcome, Recorder,
-    RecorderOptions, Select, Settled, StoredReceipt, SystemClock,
+    AttestRequest, Attested, BundleRequest, DEFAULT_MAX_CLOCK_AHEAD, GrantInfo, Head, OpenAction, OpenActions, Outcome,
+    Recorder, RecorderOptions, Select, Settled, StoredReceipt, SystemClock,
 };
 pub use store::{About, Storage, Tx, is_postgres_url, redact_url};

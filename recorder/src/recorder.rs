@@ -73,7 +73,15 @@ pub struct RecorderOptions {
     pub attestation_ttl: i64,
     /// Seconds a receipt stays fresh.
     pub receipt_ttl: i64,
+    /// Most seconds the clock may be ahead of the last time the log used before a write is refused with
+    /// `clock_ahead` ([`DEFAULT_MAX_CLOCK_AHEAD`]): one wrong clock cannot move the log's time on for good.
+    pub max_clock_ahead: i64,
 }
+
+/// The default of [`RecorderOptions::max_clock_ahead`]: seven days. A log written at least weekly never meets it; a
+/// clock set years (or a test's `now` set months) ahead is refused before it signs, and whatever a clock up to a
+/// week fast signs is dated at most a week ahead (docs/RECORDER.md §Time).
+pub const DEFAULT_MAX_CLOCK_AHEAD: i64 = 7 * 86_400;
 
 impl RecorderOptions {
     /// Five-minute attestations and thirty-day receipts (the reference gate's), on the system clock.
@@ -88,6 +96,7 @@ impl RecorderOptions {
             rotate: false,
             attestation_ttl: 300,
             receipt_ttl: 30 * 86_400,
+            max_clock_ahead: DEFAULT_MAX_CLOCK_AHEAD,
         }
     }
 }
@@ -243,6 +252,8 @@ struct Ctx {
     version: Option<u64>,
     /// The last time the log used.
     last_time: i64,
+    /// The log is sealed: every write but the seal itself is refused.
+    sealed: bool,
 }
 
 type Output = Result<Box<dyn Any + Send>, Error>;
@@ -255,6 +266,8 @@ struct Job {
     /// The time the call was made (the time it signed ahead at).
     at: i64,
     signer: Arc<Signer>,
+    /// The call seals the log (the one write a sealed log answers).
+    seal: bool,
 }
 
 /// What a waiting call is told: its answer, or that it leads now.
@@ -379,6 +392,7 @@ pub struct Recorder {
     fixed: Option<Arc<FixedClock>>,
     attestation_ttl: i64,
     receipt_ttl: i64,
+    max_clock_ahead: i64,
     queue: Mutex<Queue>,
     writer: Mutex<Ctx>,
     /// The last time this process committed, for calls to start from.
@@ -448,11 +462,15 @@ impl Recorder {
         if options.attestation_ttl <= 0 || options.receipt_ttl <= 0 {
             return Err(err(ErrorCode::OutOfRange, "/attestation_ttl", "lifetimes must be positive seconds"));
         }
+        if options.max_clock_ahead <= 0 {
+            return Err(err(ErrorCode::OutOfRange, "/max_clock_ahead", "the clock's tolerance is positive seconds"));
+        }
         let public = options.key.key.verifying_key().to_jwk_x();
         let kid = options.key.kid.clone();
         let mut origin = options.origin.clone();
         store.write(&mut |tx| {
-            let now = advance_time(tx, options.clock.now())?;
+            // Opening moves no time: only a new key (a new log, a rotation) is dated, as any write is.
+            let clock = options.clock.now();
             match tx.meta("origin")? {
                 None if origin.is_empty() => {
                     return Err(err(ErrorCode::MissingField, "/origin", "a new log needs its origin"));
@@ -464,7 +482,7 @@ impl Recorder {
                     return Err(err(ErrorCode::InvalidValue, "/origin", format!("this database is the log {o}")));
                 }
             }
-            adopt_key(tx, &kid, &public, options.rotate, now)?;
+            adopt_key(tx, &kid, &public, options.rotate, clock, options.max_clock_ahead)?;
             // The stored edge must be whole: a log whose nodes do not add up is refused at open, not at a proof.
             Frontier::load(tx, tx.size()?)?;
             Ok(())
@@ -478,8 +496,15 @@ impl Recorder {
             fixed: options.fixed,
             attestation_ttl: options.attestation_ttl,
             receipt_ttl: options.receipt_ttl,
+            max_clock_ahead: options.max_clock_ahead,
             queue: Mutex::new(Queue::default()),
-            writer: Mutex::new(Ctx { frontier: Frontier::default(), fresh: false, version: None, last_time: i64::MIN }),
+            writer: Mutex::new(Ctx {
+                frontier: Frontier::default(),
+                fresh: false,
+                version: None,
+                last_time: i64::MIN,
+                sealed: false,
+            }),
             last_time: AtomicI64::new(i64::MIN),
             preparing: AtomicUsize::new(0),
             sharing: std::sync::OnceLock::new(),
@@ -530,7 +555,7 @@ impl Recorder {
         &self,
         f: impl FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
-        self.write_at(self.call_time(), Arc::default(), false, f)
+        self.write_at(self.call_time(), Arc::default(), false, false, f)
     }
 
     /// The time a call starts at: the clock, but not before the last time this process committed.
@@ -541,11 +566,13 @@ impl Recorder {
     /// [`Recorder::write`] for a call made at `at` that signed ahead, in its own thread, what it expects to sign
     /// (`signer`): the writer then only checks that the bytes are the same (see [`Signer`]). What was signed ahead
     /// is a hint, never an answer. `counted`: the call counted itself in `preparing` before it signed ahead.
+    /// `seal`: the call seals the log.
     fn write_at<T: Send + 'static>(
         &self,
         at: i64,
         signer: Arc<Signer>,
         counted: bool,
+        seal: bool,
         mut f: impl FnMut(&Recorder, &mut dyn Tx, &mut Ctx, &Batch<'_>) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
         let (done, answer) = sync_channel(1);
@@ -554,7 +581,7 @@ impl Recorder {
         let own = Arc::as_ptr(&signer);
         let lead = {
             let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-            q.jobs.push(Job { run, done, at, signer });
+            q.jobs.push(Job { run, done, at, signer, seal });
             if counted {
                 self.preparing.fetch_sub(1, Ordering::Relaxed);
             }
@@ -642,6 +669,7 @@ impl Recorder {
                         }
                     }
                     ctx.last_time = stored_time(tx)?;
+                    ctx.sealed = tx.meta(SEALED)?.is_some();
                     ctx.frontier = Frontier::load(tx, tx.size()?)?;
                     ctx.version = Some(version);
                     ctx.fresh = true;
@@ -652,6 +680,10 @@ impl Recorder {
                 if alone {
                     // One call: its own transaction is its savepoint.
                     let job = &mut jobs[0];
+                    if let Some(e) = self.refusal(job, ctx, start) {
+                        outputs.push(Err(e.clone()));
+                        return Err(e);
+                    }
                     let now = job.at.max(start);
                     latest = latest.max(now);
                     let signer = job.signer.clone();
@@ -663,6 +695,11 @@ impl Recorder {
                     }
                 } else {
                     for job in jobs.iter_mut() {
+                        // Refused before it runs: nothing to undo.
+                        if let Some(e) = self.refusal(job, ctx, start) {
+                            outputs.push(Err(e));
+                            continue;
+                        }
                         let now = job.at.max(start);
                         latest = latest.max(now);
                         let signer = job.signer.clone();
@@ -722,6 +759,15 @@ impl Recorder {
         }
     }
 
+    /// Why `job` may not run at all: the log is sealed, or its time is further ahead of the last time the log used
+    /// (`start`) than the tolerance (a clock that wrong would date everything after it as far ahead, for good).
+    fn refusal(&self, job: &Job, ctx: &Ctx, start: i64) -> Option<Error> {
+        if ctx.sealed && !job.seal {
+            return Some(sealed_error());
+        }
+        clock_ahead(job.at, start, self.max_clock_ahead).err()
+    }
+
     fn read<T>(&self, mut f: impl FnMut(&mut dyn Tx) -> Result<T, Error>) -> Result<T, Error> {
         let mut out = None;
         self.store.read(&mut |tx| {
@@ -767,21 +813,37 @@ fn stored_time(tx: &mut dyn Tx) -> Result<i64, Error> {
     Ok(tx.meta("last_time")?.and_then(|t| t.parse::<i64>().ok()).unwrap_or(i64::MIN))
 }
 
-/// The time of this transaction: the clock, but never before a time the log already used (a clock stepped back
-/// must not sign a receipt before its key's window or a head before an earlier one).
-fn advance_time(tx: &mut dyn Tx, clock: i64) -> Result<i64, Error> {
-    let last = stored_time(tx)?;
-    let now = clock.max(last);
-    if now != last {
-        tx.set_meta("last_time", &now.to_string())?;
+/// The meta row naming the size of a sealed log's final head.
+const SEALED: &str = "sealed";
+
+fn sealed_error() -> Error {
+    err(ErrorCode::Sealed, "", "the log is sealed: it takes no more writes (its successor does); reads still work")
+}
+
+/// Refuses a write at `at` when it is more than `max` seconds after `last`, the last time the log used (none yet:
+/// `i64::MIN`). A write's time is the clock, but never before `last`: a clock stepped back must not sign a receipt
+/// before its key's window or a head before an earlier one. So a clock far ahead would date every later write as
+/// far ahead; this is where that stops, before anything is signed or stored.
+fn clock_ahead(at: i64, last: i64, max: i64) -> Result<(), Error> {
+    if last == i64::MIN || at <= last.saturating_add(max) {
+        return Ok(());
     }
-    Ok(now)
+    let ahead = at.saturating_sub(last);
+    Err(err(
+        ErrorCode::ClockAhead,
+        "",
+        format!(
+            "the clock ({at}) is {ahead} s ahead of the last time this log used ({last}), more than max_clock_ahead \
+             ({max} s); nothing was signed. Fix the clock, or if it is right (the log was idle that long), reopen \
+             with a larger max_clock_ahead"
+        ),
+    ))
 }
 
 /// Makes the opening key the active one, or refuses it (docs/RECORDER.md §Keys). A rotation closes the old key's
 /// window one second after the last time the log used, and opens the new key's there: every signature the old key
 /// made lies inside its window, and none after.
-fn adopt_key(tx: &mut dyn Tx, kid: &str, x: &str, rotate: bool, now: i64) -> Result<(), Error> {
+fn adopt_key(tx: &mut dyn Tx, kid: &str, x: &str, rotate: bool, clock: i64, max_ahead: i64) -> Result<(), Error> {
     let keys = tx.keys()?;
     if let Some(k) = keys.iter().find(|k| k.x == x || k.kid == kid) {
         if k.x != x || k.kid != kid {
@@ -794,16 +856,24 @@ fn adopt_key(tx: &mut dyn Tx, kid: &str, x: &str, rotate: bool, now: i64) -> Res
         if k.expires.is_some() {
             return Err(err(ErrorCode::KeyMismatch, "/key", format!("key {kid} was retired; it never signs again")));
         }
-        tx.set_meta("active_kid", kid)?;
+        if tx.meta("active_kid")?.as_deref() != Some(kid) {
+            tx.set_meta("active_kid", kid)?;
+        }
         return Ok(());
     }
+    // A new key dates its window: a write, under the rules of every write.
+    if tx.meta(SEALED)?.is_some() {
+        return Err(sealed_error());
+    }
+    let last = stored_time(tx)?;
+    clock_ahead(clock, last, max_ahead)?;
+    let now = clock.max(last);
     let active = keys.iter().find(|k| k.expires.is_none());
     let start = match active {
         None => now,
         Some(old) if rotate => {
             let at = now.saturating_add(1).max(old.not_before.saturating_add(1));
             tx.close_key(&old.kid, at)?;
-            tx.set_meta("last_time", &at.to_string())?;
             at
         }
         Some(old) => {
@@ -815,8 +885,17 @@ fn adopt_key(tx: &mut dyn Tx, kid: &str, x: &str, rotate: bool, now: i64) -> Res
         }
     };
     tx.insert_key(&KeyRow { kid: kid.to_string(), x: x.to_string(), not_before: start, expires: None })?;
+    tx.set_meta("last_time", &start.to_string())?;
     tx.set_meta("active_kid", kid)
 }
+
+/// A successor log's first entry ([`Recorder::record_predecessor`]): the operation it attests, the recorder's own
+/// grant for it, and its tenant, idempotency key and agent.
+pub const PREDECESSOR_OPERATION: &str = "log.predecessor";
+pub const PREDECESSOR_GRANT: &str = "curbi:log.predecessor";
+pub const PREDECESSOR_TENANT: &str = "curbi";
+pub const PREDECESSOR_KEY: &str = "log.predecessor";
+pub const PREDECESSOR_AGENT: &str = "curbi:recorder";
 
 /// The operation a mandate's purchase is attested as (its resource: `checkout:<id>`).
 pub const PURCHASE_OPERATION: &str = "checkout.complete";
@@ -1022,7 +1101,7 @@ impl Recorder {
         let signer = Arc::new(Signer::default());
         self.preparing.fetch_add(1, Ordering::Relaxed);
         let _ = ahead(at, &signer);
-        self.write_at(at, signer, true, move |r, tx, _, batch| {
+        self.write_at(at, signer, true, false, move |r, tx, _, batch| {
             let m = &request.mutation;
             if let Some(a) = tx.action(&m.tenant, &m.idempotency_key)? {
                 if a.request_hash != hash {
@@ -1167,7 +1246,7 @@ impl Recorder {
             }),
             Outcome::Unknown | Outcome::NotPerformed => None,
         };
-        self.write_at(at, signer, true, move |r, tx, ctx, batch| {
+        self.write_at(at, signer, true, false, move |r, tx, ctx, batch| {
             let a = tx.action(&tenant, &key)?.ok_or_else(|| {
                 err(
                     ErrorCode::NotAttested,
@@ -1309,25 +1388,63 @@ impl Recorder {
     /// Signs the head of the log at its current size. A size already signed returns the head signed for it: there
     /// is never a second head, let alone a second root, for one size.
     pub fn checkpoint(&self) -> Result<Head, Error> {
-        self.write(|r, tx, ctx, batch| {
-            let size = ctx.frontier.size();
-            if let Some(h) = tx.head(size)? {
-                if h.root != ctx.frontier.root() {
-                    return Err(err(ErrorCode::Corrupt, "", format!("the head of size {size} has another root")));
-                }
+        self.write(|r, tx, ctx, batch| r.sign_head(tx, ctx, batch, ["checkpoint.signed", "checkpoint.stored"]))
+    }
+
+    /// The head at the log's size: the one already signed for it, or a new one signed at the call's time.
+    /// `points`: the failpoints after it is signed and after it is stored.
+    fn sign_head(&self, tx: &mut dyn Tx, ctx: &Ctx, batch: &Batch<'_>, points: [&str; 2]) -> Result<Head, Error> {
+        let size = ctx.frontier.size();
+        if let Some(h) = tx.head(size)? {
+            if h.root != ctx.frontier.root() {
+                return Err(err(ErrorCode::Corrupt, "", format!("the head of size {size} has another root")));
+            }
+            return Ok(Head { size, note: h.note });
+        }
+        let root = ctx.frontier.root();
+        let checkpoint =
+            Checkpoint::new(&self.origin, size, root).map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
+        let at = u64::try_from(batch.now).map_err(|_| err(ErrorCode::OutOfRange, "", "the clock is before 1970"))?;
+        let text = note::sign_curbi_checkpoint(&checkpoint, &self.key, at)
+            .map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
+        batch.hit(points[0]);
+        tx.insert_head(&HeadRow { size, root, note: text.clone(), signed_at: batch.now })?;
+        batch.hit(points[1]);
+        Ok(Head { size, note: text })
+    }
+
+    /// Seals the log (docs/RECORDER.md §Sealing a log): its final head (the head of its size, signed now unless
+    /// that size is signed already) is recorded as the last, in one transaction. From then on every write, in
+    /// this process or any other, is refused with `sealed`; reads, bundles and proofs go on and verify as before.
+    /// Sealing a sealed log returns its final head. The way out of a log whose time a wrong clock moved ahead: seal
+    /// it (at its own time, never before a time it used), and open a successor whose first entry names this head
+    /// ([`Recorder::record_predecessor`]).
+    pub fn seal(&self) -> Result<Head, Error> {
+        self.write_at(self.call_time(), Arc::default(), false, true, |r, tx, ctx, batch| {
+            if let Some(size) = tx.meta(SEALED)? {
+                let size =
+                    size.parse::<u64>().map_err(|_| err(ErrorCode::Corrupt, "", "the sealed size does not read"))?;
+                let h = tx.head(size)?.ok_or_else(|| err(ErrorCode::Corrupt, "", "the final head is missing"))?;
                 return Ok(Head { size, note: h.note });
             }
-            let root = ctx.frontier.root();
-            let checkpoint =
-                Checkpoint::new(&r.origin, size, root).map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
-            let at =
-                u64::try_from(batch.now).map_err(|_| err(ErrorCode::OutOfRange, "", "the clock is before 1970"))?;
-            let text = note::sign_curbi_checkpoint(&checkpoint, &r.key, at)
-                .map_err(|e| err(ErrorCode::Internal, "", e.to_string()))?;
-            batch.hit("checkpoint.signed");
-            tx.insert_head(&HeadRow { size, root, note: text.clone(), signed_at: batch.now })?;
-            batch.hit("checkpoint.stored");
-            Ok(Head { size, note: text })
+            let head = r.sign_head(tx, ctx, batch, ["seal.signed", "seal.stored"])?;
+            tx.set_meta(SEALED, &head.size.to_string())?;
+            ctx.sealed = true;
+            batch.hit("seal.sealed");
+            Ok(head)
+        })
+    }
+
+    /// The final head of a sealed log; `None` while the log takes writes.
+    pub fn sealed(&self) -> Result<Option<Head>, Error> {
+        self.read(|tx| match tx.meta(SEALED)? {
+            None => Ok(None),
+            Some(size) => {
+                let size =
+                    size.parse::<u64>().map_err(|_| err(ErrorCode::Corrupt, "", "the sealed size does not read"))?;
+                let h = tx.head(size)?.ok_or_else(|| err(ErrorCode::Corrupt, "", "the final head is missing"))?;
+                Ok(Some(Head { size, note: h.note }))
+            }
         })
     }
 
@@ -1486,12 +1603,76 @@ impl Recorder {
         Ok(cp.size())
     }
 
-    /// The log's size and latest head.
+    /// The log's size, latest head and, once sealed, the size of its final head.
     pub fn status(&self) -> Result<Value, Error> {
-        let (size, head) = self.read(|tx| Ok((tx.size()?, tx.latest_head()?)))?;
+        let (size, head, sealed) = self.read(|tx| Ok((tx.size()?, tx.latest_head()?, tx.meta(SEALED)?)))?;
         let head = head.map(|h| serde_json::json!({"size": h.size, "note": h.note}));
         let vkey = self.note_vkey()?;
-        Ok(serde_json::json!({"origin": self.origin, "kid": self.kid, "vkey": vkey, "size": size, "head": head}))
+        let sealed = sealed.and_then(|s| s.parse::<u64>().ok());
+        Ok(serde_json::json!({"origin": self.origin, "kid": self.kid, "vkey": vkey, "size": size, "head": head,
+            "sealed": sealed}))
+    }
+
+    /// Makes this log the successor of a sealed one: its first entry (seq 0) is a receipt that names `head`, the
+    /// sealed log's final head (docs/RECORDER.md §Sealing a log). The receipt completes an attestation of
+    /// [`PREDECESSOR_OPERATION`] on `head:<size>:<root, base64url>` under the recorder's own grant
+    /// [`PREDECESSOR_GRANT`], and its evidence (kept byte for byte, its digest signed in the receipt) is
+    /// `{operation, resource, origin, head}` with the head's full text. Safe to repeat after a crash at any point:
+    /// each step replays; a log whose first entry is this receipt answers it again, any other log is refused.
+    pub fn record_predecessor(&self, head: &str) -> Result<Settled, Error> {
+        let bad = |code: ErrorCode, m: String| err(code, "/predecessor", m);
+        let signed = note::parse_curbi_checkpoint(head).map_err(|e| bad(ErrorCode::InvalidNote, e.to_string()))?;
+        let cp = signed.checkpoint();
+        if cp.origin() == self.origin {
+            let m = "a successor has an origin of its own: a second log under the sealed log's origin is a fork";
+            return Err(bad(ErrorCode::InvalidValue, m.into()));
+        }
+        let resource = format!("head:{}:{}", cp.size(), curbi::encoding::encode_url(cp.root()));
+        let evidence = serde_json::json!({"operation": PREDECESSOR_OPERATION, "resource": resource,
+            "origin": cp.origin(), "head": head})
+        .to_string()
+        .into_bytes();
+        if let Some(first) = self.read(|tx| tx.receipt(0))? {
+            if first.tenant == PREDECESSOR_TENANT
+                && first.idempotency_key == PREDECESSOR_KEY
+                && first.evidence == evidence
+            {
+                return Ok(settled_of(&first));
+            }
+            return Err(bad(
+                ErrorCode::ConflictingFields,
+                "this log has entries: only a new log becomes a successor".into(),
+            ));
+        }
+        self.grant(&serde_json::json!({"id": PREDECESSOR_GRANT, "agent": PREDECESSOR_AGENT,
+            "operations": [PREDECESSOR_OPERATION], "resources": ["head:*"], "expires_at": "9999-12-31T23:59:59Z"}))?;
+        let attested = self.attest(&AttestRequest {
+            grant: PREDECESSOR_GRANT.into(),
+            mutation: Mutation {
+                tenant: PREDECESSOR_TENANT.into(),
+                idempotency_key: PREDECESSOR_KEY.into(),
+                agent: PREDECESSOR_AGENT.into(),
+                operation: PREDECESSOR_OPERATION.into(),
+                resource,
+                amount: None,
+                currency: None,
+            },
+            checkout: None,
+            step_up_confirmed: false,
+            conversation: None,
+        })?;
+        if attested.attestation.is_none() {
+            let m = format!("the predecessor entry was not attested: {}", attested.check);
+            return Err(err(ErrorCode::Internal, "", m));
+        }
+        let settled = self.confirm(PREDECESSOR_TENANT, PREDECESSOR_KEY, Outcome::Done(evidence))?;
+        if settled.seq != Some(0) {
+            return Err(bad(
+                ErrorCode::ConflictingFields,
+                "another entry was appended first: only a new log becomes a successor".into(),
+            ));
+        }
+        Ok(settled)
     }
 
     /// The log's C2SP note verifier key (Ed25519, named by the origin): what witnesses and tlog clients pin.

@@ -20,6 +20,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use common::*;
+use curbi_recorder::{Recorder, RecorderOptions};
 use serde_json::{Value, json};
 
 const POINTS: [&str; 9] = [
@@ -133,7 +134,9 @@ impl Told {
 
 fn check(db: &Path, told: &Told, iteration: u64) {
     let at = format!("after kill {iteration}");
-    let r = open(db, 1, "k1", T0 + 1_000_000);
+    // Later than any child (each starts 40 s after the last), and within max_clock_ahead (7 days) of them: the
+    // checkpoint below is a write, and a write further ahead than that is refused (clock_ahead).
+    let r = open(db, 1, "k1", T0 + 500_000);
     let c = rusqlite::Connection::open(db).expect("opens");
     for (key, attestation) in &told.attested {
         let stored: String = c
@@ -284,4 +287,140 @@ fn killed_at_every_step_the_log_keeps_every_promise() {
         }
     }
     eprintln!("{iterations} kills; stopped at {stopped_at:?}; {} actions settled", told.settled.len());
+}
+
+/// The points a seal and its successor pass: the seal's transaction (its final head signed, stored, the log marked
+/// sealed, COMMIT) and the successor's first entry (its grant, attestation and receipt, each committed).
+const SEAL_POINTS: [&str; 8] = [
+    "seal.signed",
+    "seal.stored",
+    "seal.sealed",
+    "commit.before",
+    "commit.after",
+    "write.begin",
+    "attest.stored",
+    "settle.appended",
+];
+
+const SUCCESSOR: &str = "curbi-checkpoint-v1.shop.example/refunds-2";
+
+/// The sealing child: seals the log at `CURBI_CRASH_DB` and starts its successor at `CURBI_CRASH_NEXT`, printing
+/// the final head and the successor's entry once each call returned. Runs only when the parent starts it.
+#[test]
+fn seal_child() {
+    let (Ok(db), Ok(next)) = (std::env::var("CURBI_CRASH_DB"), std::env::var("CURBI_CRASH_NEXT")) else { return };
+    let r = open(Path::new(&db), 1, "k1", T0 + 600);
+    let head = r.seal().expect("seals");
+    println!("{}", json!({"sealed": head.note}));
+    let s = Recorder::open(RecorderOptions::new(&next, SUCCESSOR, key(1, "k1")).fixed_clock(T0 + 700)).expect("opens");
+    let entry = s.record_predecessor(&head.note).expect("records");
+    println!("{}", json!({"entry": entry.receipt}));
+    println!("{}", json!({"done": true}));
+}
+
+/// Runs the sealing child, stopped at `point` (or after `delay`), kills it, and returns what it printed.
+fn run_seal_child(db: &Path, next: &Path, point: Option<&str>, delay: Duration) -> (Vec<Value>, bool) {
+    let mut cmd = Command::new(std::env::current_exe().expect("test binary"));
+    cmd.args(["--exact", "seal_child", "--nocapture", "--test-threads=1"])
+        .env("CURBI_CRASH_DB", db)
+        .env("CURBI_CRASH_NEXT", next)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(p) = point {
+        cmd.env("CURBI_FAILPOINT", format!("{p}@1"));
+    }
+    let mut child = cmd.spawn().expect("spawns the child");
+    let stdout = child.stdout.take().expect("stdout");
+    let (send, lines) = mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + delay;
+    let (mut told, mut stopped) = (Vec::new(), false);
+    loop {
+        match lines.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
+            Ok(line) if line.contains("FAILPOINT ") => {
+                stopped = true;
+                break;
+            }
+            Ok(line) if line.contains('{') => {
+                let v = report(&line);
+                if v["done"] == true {
+                    break;
+                }
+                told.push(v);
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    for line in lines.try_iter().chain(std::iter::from_fn(|| lines.recv_timeout(Duration::from_millis(200)).ok())) {
+        if line.contains('{') && !line.contains("\"done\"") {
+            told.push(report(&line));
+        }
+    }
+    let _ = reader.join();
+    (told, stopped)
+}
+
+#[test]
+fn a_seal_and_its_successor_killed_at_every_step_finish_once_when_run_again() {
+    let mut rng = Rng(0x5EA1);
+    let mut stops = 0;
+    let runs: Vec<Option<&str>> = SEAL_POINTS.iter().map(|p| Some(*p)).chain([None, None, None, None]).collect();
+    for (i, point) in runs.into_iter().enumerate() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (db, next) = (dir.path().join("log.db"), dir.path().join("next.db"));
+        {
+            let r = fresh_log(dir.path(), "log.db");
+            grow(&r, 3, "rf");
+            call(&r, "checkpoint", "{}");
+            grow(&r, 5, "rf");
+        }
+        let delay = Duration::from_millis(if point.is_some() { 5_000 } else { rng.below(80) });
+        let (told, stopped) = run_seal_child(&db, &next, point, delay);
+        stops += usize::from(stopped);
+        let at = format!("run {i}, killed at {point:?}");
+        let told_head = told.iter().find_map(|v| v["sealed"].as_str().map(str::to_string));
+        let told_entry = told.iter().find_map(|v| v["entry"].as_str().map(str::to_string));
+        // What the killed child was told holds: a returned final head is sealed, a returned entry is entry 0.
+        let r = open(&db, 1, "k1", T0 + 800);
+        match (&told_head, r.sealed().expect("reads")) {
+            (Some(note), Some(h)) => assert_eq!(&h.note, note, "{at}"),
+            (Some(_), None) => panic!("{at}: a returned seal is lost"),
+            // Killed inside the seal: sealed whole or not at all, and an unsealed log still takes writes.
+            (None, None) => assert_eq!(call(&r, "checkpoint", "{}")["size"], 5, "{at}"),
+            (None, Some(h)) => assert_eq!(h.size, 5, "{at}"),
+        }
+        drop(r);
+        // Run again to the end: the same final head, the successor's entry 0 naming it, once.
+        let (again, _) = run_seal_child(&db, &next, None, Duration::from_secs(30));
+        let head = again.iter().find_map(|v| v["sealed"].as_str().map(str::to_string)).expect("sealed");
+        let entry = again.iter().find_map(|v| v["entry"].as_str().map(str::to_string)).expect("entry");
+        if let Some(note) = &told_head {
+            assert_eq!(&head, note, "{at}: a second final head");
+        }
+        if let Some(e) = &told_entry {
+            assert_eq!(&entry, e, "{at}: a second first entry");
+        }
+        let r = open(&db, 1, "k1", T0 + 900);
+        assert_eq!(code_of(r.call_json("attest", attest_body("after", 100).as_bytes())), "sealed", "{at}");
+        let keys = call(&r, "keys", "{}");
+        let bundle = call(&r, "bundle", r#"{"receipts":[0,4]}"#);
+        assert_eq!(verify(&bundle, &keys, &[])["ok"], true, "{at}");
+        let s =
+            Recorder::open(RecorderOptions::new(&next, SUCCESSOR, key(1, "k1")).fixed_clock(T0 + 900)).expect("opens");
+        assert_eq!(call(&s, "status", "{}")["size"], 1, "{at}: the successor holds its one first entry");
+        let first = s.receipt(0).expect("entry 0");
+        assert_eq!(first.receipt, entry, "{at}");
+        let named: Value = serde_json::from_slice(&first.evidence).expect("JSON");
+        assert_eq!(named["head"].as_str(), Some(head.as_str()), "{at}");
+    }
+    assert!(stops >= SEAL_POINTS.len(), "only {stops} kills stopped at a failpoint");
 }

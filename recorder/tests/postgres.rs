@@ -442,3 +442,73 @@ fn a_hung_sequencer_is_cut_off_by_its_idle_timeout() {
     let seen = seen.lock().expect("lock");
     check_log(&server, "hung", &url, &names, count, &seen);
 }
+
+/// The sealing child: seals the log at `CURBI_PG_SEAL_URL` (stopped at a failpoint by the parent).
+#[test]
+fn seal_worker() {
+    let Ok(url) = std::env::var("CURBI_PG_SEAL_URL") else { return };
+    let r = Recorder::open(RecorderOptions::new(&url, ORIGIN, key(1, "k1")).fixed_clock(T0 + 60)).expect("opens");
+    println!("\n{}", json!({"sealed": r.seal().expect("seals").note}));
+}
+
+/// The clock and sealing on PostgreSQL (issue 43): a read at a clock years ahead moves no time and a write there is
+/// `clock_ahead`; a seal killed inside its transaction leaves the log unsealed and writable; a seal refuses every
+/// write in every process (here a second recorder opened before it); bundles still verify; the successor, another
+/// database, names the final head in its entry 0.
+#[test]
+fn the_clock_and_sealing_on_postgres() {
+    let server = PgServer::start();
+    let (url, r) = granted(&server, "sealing");
+    grow(&r, 2, "rf");
+    let first = call(&r, "checkpoint", "{}")["note"].as_str().expect("note").to_string();
+    grow(&r, 3, "rf");
+    let at =
+        |now: i64| Recorder::open(RecorderOptions::new(&url, ORIGIN, key(1, "k1")).fixed_clock(now)).expect("opens");
+    let far = at(T0 + 10 * 365 * 86_400);
+    call(&far, "status", "{}");
+    call(&far, "bundle", r#"{"receipts":[0]}"#);
+    assert_eq!(code_of(far.call_json("checkpoint", b"{}")), "clock_ahead");
+    drop(far);
+    let other = at(T0 + 30);
+    assert_eq!(call(&other, "attest", &attest_body("rf-on-time", 100))["decision"], "ALLOW", "not poisoned");
+
+    for point in ["seal.stored", "seal.sealed", "commit.before"] {
+        let mut child = Command::new(std::env::current_exe().expect("test binary"))
+            .args(["--exact", "seal_worker", "--nocapture", "--test-threads=1"])
+            .env("CURBI_PG_SEAL_URL", &url)
+            .env("CURBI_FAILPOINT", point)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawns");
+        let out = child.stdout.take().expect("stdout");
+        let stopped = BufReader::new(out).lines().map_while(Result::ok).any(|l| l.contains("FAILPOINT "));
+        assert!(stopped, "the seal stopped at {point}");
+        child.kill().expect("SIGKILL");
+        let _ = child.wait();
+        assert_eq!(call(&r, "status", "{}")["sealed"], Value::Null, "killed at {point}: not sealed");
+    }
+    let done = json!({"tenant": "acme", "idempotency_key": "rf-on-time", "outcome": "DONE", "evidence": evidence(100)});
+    assert_eq!(call(&other, "confirm", &done.to_string())["seq"], 3, "the log still takes writes");
+
+    let head = r.seal().expect("seals");
+    assert_eq!(head.size, 4);
+    assert_eq!(r.seal().expect("again"), head);
+    assert_eq!(code_of(other.call_json("attest", attest_body("rf-x", 100).as_bytes())), "sealed");
+    assert_eq!(code_of(other.call_json("checkpoint", b"{}")), "sealed");
+    assert_eq!(call(&other, "status", "{}")["sealed"], 4);
+    let keys = call(&other, "keys", "{}");
+    let bundle = call(&other, "bundle", &json!({"receipts": [0, 3], "known": [first]}).to_string());
+    assert_eq!(verify(&bundle, &keys, std::slice::from_ref(&first))["ok"], true);
+
+    let next = server.create_db("successor");
+    let s = Recorder::open(
+        RecorderOptions::new(&next, "curbi-checkpoint-v1.shop.example/refunds-2", key(1, "k1")).fixed_clock(T0 + 90),
+    )
+    .expect("opens");
+    let entry = s.record_predecessor(&head.note).expect("records");
+    assert_eq!(entry.seq, Some(0));
+    assert_eq!(s.record_predecessor(&head.note).expect("replays"), entry);
+    let named: Value = serde_json::from_slice(&s.receipt(0).expect("entry").evidence).expect("JSON");
+    assert_eq!(named["head"].as_str(), Some(head.note.as_str()));
+}

@@ -278,3 +278,26 @@ test('publish writes the log as C2SP tiles; status names the log vkey; cosign ne
   assert.match(status.vkey, new RegExp(`^${DOC.origin.replace(/[.]/g, '\\.')}\\+[0-9a-f]{8}\\+`))
   await assertCurbiRejects(recorder.cosign(), 'missing_field', '/witnesses', 'cosign')
 })
+
+test('max_clock_ahead: a write dated too far past the log time is refused with clock_ahead; the setting lets it sign', async () => {
+  const dir = tmp()
+  const kid = Object.keys(DOC.keys)[0]
+  const db = join(dir, 'log.db')
+  const now = 1793714400
+  const first = await open(db, { key: kid, now })
+  assert.equal((await first.checkpoint()).size, 0)
+  await first.close()
+  const decade = 10 * 365 * 86400
+  const far = await open(db, { key: kid, now: now + decade })
+  assert.equal((await far.status()).sealed, null, 'a read at a clock years ahead answers')
+  await assertCurbiRejects(far.call('checkpoint', {}), 'clock_ahead', '')
+  await far.close()
+  const config = (extra) => ({ path: db, key_file: keyFile(db, kid), now: now + 30 * 86400, ...extra })
+  await assertCurbiRejects(curbi.Recorder.open(config({ max_clock_ahead: 0 })), 'out_of_range', '/max_clock_ahead')
+  const idle = await curbi.Recorder.open(config({}))
+  await assertCurbiRejects(idle.grant(GRANT), 'clock_ahead', '')
+  await idle.close()
+  const late = await curbi.Recorder.open(config({ max_clock_ahead: 40 * 86400 }))
+  assert.equal((await late.grant(GRANT)).id, GRANT.id)
+  await late.close()
+})

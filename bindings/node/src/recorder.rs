@@ -100,8 +100,10 @@ fn request(env: &Env, request: Option<Unknown>) -> Result<String, Error> {
 #[napi]
 impl Recorder {
     /// Opens (or creates) a recorder on the libuv thread pool: `{path, origin, key_file | key_env, rotate?, now?,
-    /// attestation_ttl?, receipt_ttl?}`, an object or JSON text. The key file (a private Ed25519 JWK) must be
-    /// readable by its owner only; `now` (Unix seconds) fixes the clock, for tests. Rejects with a `CurbiError`
+    /// attestation_ttl?, receipt_ttl?, max_clock_ahead?}`, an object or JSON text. The key file (a private Ed25519
+    /// JWK) must be readable by its owner only; `now` (Unix seconds) fixes the clock, for tests;
+    /// `max_clock_ahead` (seconds, default 7 days) bounds how far past the log's last time a write may be dated
+    /// (`clock_ahead` beyond it). Rejects with a `CurbiError`
     /// (`key_mismatch` at `/key`, `invalid_key_file`, `storage`, ...).
     #[napi(ts_args_type = "config: RecorderConfig | string", ts_return_type = "Promise<Recorder>")]
     pub fn open(env: Env, config: Unknown) -> AsyncTask<OpenTask> {

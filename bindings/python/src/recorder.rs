@@ -81,10 +81,13 @@ impl Recorder {
     /// Opens (or creates) the recorder on its database file `path`, with the log origin `origin`
     /// (`curbi-checkpoint-v1.<name>`) and the signing key (a private Ed25519 JWK) from `key_file`, which only its
     /// owner may read, or from the environment variable `key_env` (`CURBI_RECORDER_KEY` when neither is given).
-    /// `rotate` makes a new key the log's active one; `now` (Unix seconds) fixes the clock, for tests. Raises
-    /// `CurbiError` (`key_mismatch` at `/key`, `invalid_key_file`, `storage`, ...).
+    /// `rotate` makes a new key the log's active one; `now` (Unix seconds) fixes the clock, for tests.
+    /// `max_clock_ahead` (seconds, default 7 days) is how far past the last time the log used a write may be dated
+    /// (beyond: `clock_ahead`, nothing signed; docs/RECORDER.md §Time). `predecessor` (a sealed log's final head)
+    /// makes a new log its successor (§Sealing a log). Raises `CurbiError` (`key_mismatch` at
+    /// `/key`, `invalid_key_file`, `storage`, ...).
     #[new]
-    #[pyo3(signature = (path, origin, *, key_file=None, key_env=None, rotate=false, now=None, attestation_ttl=None, receipt_ttl=None))]
+    #[pyo3(signature = (path, origin, *, key_file=None, key_env=None, rotate=false, now=None, attestation_ttl=None, receipt_ttl=None, max_clock_ahead=None, predecessor=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -96,6 +99,8 @@ impl Recorder {
         now: Option<i64>,
         attestation_ttl: Option<i64>,
         receipt_ttl: Option<i64>,
+        max_clock_ahead: Option<i64>,
+        predecessor: Option<String>,
     ) -> PyResult<Recorder> {
         let text = |p: PathBuf, at: &str| {
             p.into_os_string().into_string().map(Value::String).map_err(|_| {
@@ -111,9 +116,16 @@ impl Recorder {
         if let Some(f) = key_file {
             config.insert("key_file".into(), text(f, "/key_file")?);
         }
-        let options = [("key_env", key_env.map(Value::from)), ("now", now.map(Value::from))];
-        let ttls =
-            [("attestation_ttl", attestation_ttl.map(Value::from)), ("receipt_ttl", receipt_ttl.map(Value::from))];
+        let options = [
+            ("key_env", key_env.map(Value::from)),
+            ("now", now.map(Value::from)),
+            ("predecessor", predecessor.map(Value::from)),
+        ];
+        let ttls = [
+            ("attestation_ttl", attestation_ttl.map(Value::from)),
+            ("receipt_ttl", receipt_ttl.map(Value::from)),
+            ("max_clock_ahead", max_clock_ahead.map(Value::from)),
+        ];
         for (name, value) in options.into_iter().chain(ttls) {
             if let Some(v) = value {
                 config.insert(name.into(), v);

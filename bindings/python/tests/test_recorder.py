@@ -324,3 +324,44 @@ def test_async_with_closes_off_the_loop(tmp_path):
     with pytest.raises(curbi.CurbiError) as e:
         recorder.checkpoint()
     assert e.value.code == "closed"
+
+
+def test_max_clock_ahead_reaches_the_recorder(tmp_path):
+    """A write dated further past the log's last time than max_clock_ahead (default 7 days) is refused with
+    clock_ahead and signs nothing; a read at that clock moves no time; the keyword lets a longer gap sign."""
+    recorder, db = first_recorder(tmp_path)
+    now = FIRST["open"]["now"]
+    recorder.checkpoint()
+    recorder.close()
+    decade = 10 * 365 * 86400
+    far = curbi.Recorder(db, ORIGIN, **{**options(db, FIRST["open"]), "now": now + decade})
+    assert far.status()["sealed"] is None
+    with pytest.raises(curbi.CurbiError) as e:
+        far.grant(GRANT)
+    assert e.value.code == "clock_ahead"
+    far.close()
+    idle = now + 30 * 86400
+    with pytest.raises(curbi.CurbiError) as e:
+        curbi.Recorder(db, ORIGIN, **{**options(db, FIRST["open"]), "max_clock_ahead": 0})
+    assert (e.value.code, e.value.path) == ("out_of_range", "/max_clock_ahead")
+    late = curbi.Recorder(db, ORIGIN, **{**options(db, FIRST["open"]), "now": idle, "max_clock_ahead": 40 * 86400})
+    assert late.grant(GRANT)["id"] == GRANT["id"]
+    late.close()
+
+
+def test_seal_and_a_successor_named_by_predecessor(tmp_path):
+    """`seal` (through `call`) signs the final head and refuses writes with `sealed`; `predecessor=` starts a
+    successor whose entry 0 names that head (docs/RECORDER.md §Sealing a log)."""
+    recorder, db = first_recorder(tmp_path)
+    head = json.loads(recorder.call("seal", {}))
+    assert recorder.status()["sealed"] == head["size"]
+    with pytest.raises(curbi.CurbiError) as e:
+        recorder.grant(GRANT)
+    assert e.value.code == "sealed"
+    recorder.close()
+    nxt = str(tmp_path / "next.db")
+    opts = {**options(db, FIRST["open"]), "predecessor": head["note"]}
+    successor = curbi.Recorder(nxt, ORIGIN + "-2", **opts)
+    entry = successor.receipt({"seq": 0})
+    assert json.loads(entry["evidence"])["head"] == head["note"]
+    successor.close()

@@ -49,9 +49,22 @@ pub(crate) fn run_stdin<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
     out
 }
 
-/// The JSON a run printed on stdout; a run that printed none fails the test with both of its streams.
+/// `curbi ARGS` for the recorder's tests, with no key in the environment (each test names its key).
+pub(crate) fn recorder_curbi(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).env_remove("CURBI_RECORDER_KEY").output().expect("runs curbi")
+}
+
+/// The JSON document `curbi` printed.
+#[allow(clippy::panic)] // a test helper: the panic message shows what was printed instead
 pub(crate) fn answer(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
         panic!("not JSON ({e}): {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
     })
+}
+
+/// Writes `v` to `dir/name`; its path.
+pub(crate) fn json_file(dir: &std::path::Path, name: &str, v: &serde_json::Value) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, v.to_string()).expect("writes");
+    p.to_string_lossy().into_owned()
 }

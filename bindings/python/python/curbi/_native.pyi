@@ -152,6 +152,8 @@ class Recorder:
         now: Optional[int] = None,
         attestation_ttl: Optional[int] = None,
         receipt_ttl: Optional[int] = None,
+        max_clock_ahead: Optional[int] = None,
+        predecessor: Optional[str] = None,
     ) -> Recorder: ...
     @staticmethod
     def open_async(path: _Path, origin: str, **options: Any) -> asyncio.Future[Recorder]: ...

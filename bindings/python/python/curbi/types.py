@@ -315,6 +315,7 @@ class RecorderStatus(TypedDict):
     vkey: str
     size: int
     head: Optional[Head]
+    sealed: Optional[int]
 
 
 # Proof bundles (docs/PROOF.md §Bundles): what the recorder's `bundle` writes and `verify_bundle` reads.
