@@ -427,7 +427,9 @@ fn one_clause(rng: &mut Rng) -> Case {
         .split_whitespace()
         .map(|w| w.trim_end_matches(['.', ',', ';', '!', '?', ':']))
         .filter(|w| !w.is_empty() && !w.chars().all(|ch| !ch.is_alphanumeric()))
-        .filter(|w| !["but", "however", "and", "so", "yet", "although", "though", "while", "whereas", "because"].contains(w))
+        .filter(|w| {
+            !["but", "however", "and", "so", "yet", "although", "though", "while", "whereas", "because"].contains(w)
+        })
         .collect();
     c.unit = words.join(" ") + " ";
     if c.unit.trim().is_empty() {

@@ -108,6 +108,142 @@ const fn list<const N: usize>(src: &'static str, name: &str) -> [&'static str; N
     out
 }
 
+/// The entries of list `name` cut at their `=`: (word, value), in the file's order.
+// Only ever evaluated at compile time, as `section`.
+#[allow(clippy::panic)]
+const fn pairs<const N: usize>(src: &'static str, name: &str) -> [(&'static str, &'static str); N] {
+    let words = list::<N>(src, name);
+    let mut out = [("", ""); N];
+    let mut k = 0;
+    while k < N {
+        let b = words[k].as_bytes();
+        let mut e = 0;
+        while e < b.len() && b[e] != b'=' {
+            e += 1;
+        }
+        if e == 0 || e + 1 >= b.len() {
+            panic!("core/words/en.txt: an entry of a list of pairs is not `word=value`");
+        }
+        // `=` is ASCII, so both halves are whole UTF-8.
+        let (word, value) = words[k].split_at(e);
+        let (_, value) = value.split_at(1);
+        out[k] = (word, value);
+        k += 1;
+    }
+    out
+}
+
+/// A pair's value read as a decimal number (a month's, a number word's).
+#[allow(clippy::panic)]
+const fn number(v: &str) -> u32 {
+    let b = v.as_bytes();
+    let (mut n, mut i) = (0u32, 0);
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            panic!("core/words/en.txt: a value that should be a number is not");
+        }
+        n = n * 10 + (b[i] - b'0') as u32;
+        i += 1;
+    }
+    n
+}
+
+/// The pairs of a list whose values are numbers.
+const fn numbered<const N: usize>(p: &[(&'static str, &'static str)]) -> [(&'static str, u32); N] {
+    let mut out = [("", 0); N];
+    let mut k = 0;
+    while k < N {
+        out[k] = (p[k].0, number(p[k].1));
+        k += 1;
+    }
+    out
+}
+
+/// The set of bytes (folded to lower case) that the words of a table open with, or end with: a cheap test that
+/// rejects most words of a reply before any comparison.
+pub(crate) struct Letters([bool; 256]);
+
+impl Letters {
+    pub(crate) const fn of(words: &[&str], last: bool) -> Letters {
+        let mut set = [false; 256];
+        let mut k = 0;
+        while k < words.len() {
+            let b = words[k].as_bytes();
+            if !b.is_empty() {
+                let c = if last { b[b.len() - 1] } else { b[0] };
+                set[c.to_ascii_lowercase() as usize] = true;
+            }
+            k += 1;
+        }
+        Letters(set)
+    }
+
+    /// Whether `c`, folded to lower case, is in the set.
+    pub(crate) fn has(&self, c: u8) -> bool {
+        self.0[c.to_ascii_lowercase() as usize]
+    }
+}
+
+/// The shortest and the longest word of a table, in bytes.
+pub(crate) const fn lengths(words: &[&str]) -> (usize, usize) {
+    let (mut lo, mut hi, mut k) = (usize::MAX, 0, 0);
+    while k < words.len() {
+        let n = words[k].len();
+        if n < lo {
+            lo = n;
+        }
+        if n > hi {
+            hi = n;
+        }
+        k += 1;
+    }
+    (lo, hi)
+}
+
+/// The words of a table of pairs.
+const fn firsts<const N: usize>(p: &[(&'static str, &'static str)]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut k = 0;
+    while k < N {
+        out[k] = p[k].0;
+        k += 1;
+    }
+    out
+}
+
+/// The value of `word` (compared as folded to lower case) in a table of pairs.
+pub(crate) fn lookup<V: Copy>(table: &[(&str, V)], word: &str) -> Option<V> {
+    table.iter().find(|(w, _)| w.len() == word.len() && w.eq_ignore_ascii_case(word)).map(|&(_, v)| v)
+}
+
+/// Whether `word` is in `table`, compared as folded to lower case (the tables are written folded).
+pub(crate) fn has_folded(table: &[&str], word: &str) -> bool {
+    table.iter().any(|w| w.len() == word.len() && w.eq_ignore_ascii_case(word))
+}
+
+/// The larger of two lengths.
+pub(crate) const fn max(a: usize, b: usize) -> usize {
+    if a > b { a } else { b }
+}
+
+/// Whether `s` opens with `phrase` (a phrase of a table of phrases, `in_the_morning`), its words one space apart.
+pub(crate) fn starts_with_phrase(s: &str, phrase: &str) -> bool {
+    let mut rest = s;
+    for (k, word) in phrase.split('_').enumerate() {
+        if k > 0 {
+            match rest.strip_prefix(' ') {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        match rest.strip_prefix(word) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    true
+}
+
 macro_rules! tables {
     ($( $(#[doc = $doc:literal])* $table:ident = $name:literal; )*) => {
         $( $(#[doc = $doc])* pub(crate) const $table: &[&str] = &list::<{ count(EN, $name) }>(EN, $name); )*
@@ -172,7 +308,57 @@ tables! {
     RANGE_FOLLOWERS = "range_followers";
     /// `more_currencies`: more currency codes, in capitals (ISO 4217).
     CURRENCY_CODES_MORE = "currency_codes_more";
+    /// Words that open a new clause: they stop negation scope and item association.
+    CLAUSE_WORDS = "clause_words";
+    /// Abbreviations whose period does not end a sentence.
+    ABBREVIATIONS = "abbreviations";
+    /// `period_with_year`: months whose whole name is as short as an abbreviation.
+    MONTHS_UNABBREVIATED = "months_unabbreviated";
+    /// `lower_may_no_month`: month names that in lower case are words, never the month.
+    LOWER_NOT_MONTH = "lower_case_not_a_month";
+    /// Words that are the time 12 PM.
+    NOON = "noon";
+    /// Words that are the time 12 AM.
+    MIDNIGHT = "midnight";
+    /// The endings of an ordinal day ("3rd").
+    ORDINAL_ENDINGS = "ordinal_endings";
+    /// The word between a day and its month ("3rd of Nov").
+    DAY_OF_MONTH = "day_of_month";
+    /// Words between two clock times that make them a range.
+    TIME_RANGE_WORDS = "time_range_words";
+    /// Phrases after a bare clock time that make it PM.
+    AFTERNOON = "afternoon";
+    /// Phrases after a bare clock time that make it AM.
+    MORNING = "morning";
+    /// `yet_in_clause`: clause words that open no clause of their own.
+    CLAUSE_WORDS_IN_CLAUSE = "clause_words_in_clause";
+    /// `no_answer_ends_sentence`: answers whose period ends the sentence unless a number follows.
+    ANSWERS = "answers";
 }
+
+macro_rules! pair_tables {
+    ($( $(#[doc = $doc:literal])* $table:ident = $name:literal; )*) => {
+        $( $(#[doc = $doc])*
+        pub(crate) const $table: &[(&str, &str)] = &pairs::<{ count(EN, $name) }>(EN, $name); )*
+
+        /// Every table of pairs with its list's name, for the tests.
+        #[cfg(test)]
+        pub(crate) const PAIR_TABLES: &[(&str, &[(&str, &str)])] = &[$( ($name, $table), )*];
+    };
+}
+
+pair_tables! {
+    /// Month names and short forms, with their numbers.
+    MONTH_NAMES = "months";
+    /// `more_currencies`: the abbreviation of rupees before an amount, and its currency.
+    RUPEES = "rupees_abbreviated";
+}
+
+/// Month names and short forms alone.
+pub(crate) const MONTH_NAMES_ONLY: &[&str] = &firsts::<{ count(EN, "months") }>(MONTH_NAMES);
+
+/// Month names and short forms with their numbers (1 to 12).
+pub(crate) const MONTHS: &[(&str, u32)] = &numbered::<{ count(EN, "months") }>(MONTH_NAMES);
 
 #[cfg(test)]
 mod tests {
@@ -194,6 +380,15 @@ mod tests {
                 assert!(!w.is_empty() && !w.contains(['#', '[', ']']), "{name}: {w}");
             }
         }
+        for (name, pairs) in PAIR_TABLES {
+            assert!(!pairs.is_empty(), "{name}: empty");
+            let mut words: Vec<&str> = pairs.iter().map(|(w, _)| *w).collect();
+            words.sort_unstable();
+            words.dedup();
+            assert_eq!(words.len(), pairs.len(), "{name}: a word twice");
+        }
+        assert_eq!(MONTHS.iter().filter(|(_, m)| *m == 12).count(), 2, "december and dec");
+        assert!(MONTHS.iter().all(|(_, m)| (1..=12).contains(m)));
         assert_eq!(MODALS, ["will", "would", "can", "could", "should", "may", "might", "must", "shall", "to"]);
         assert_eq!(CURRENCY_CODES_MORE.len(), 25);
     }
