@@ -178,6 +178,25 @@ impl Letters {
         Letters(set)
     }
 
+    /// The lower-case bytes that the words of a table open with (an upper-case opener is tested apart).
+    pub(crate) const fn lower_openers(words: &[&str]) -> Letters {
+        let mut set = [false; 256];
+        let mut k = 0;
+        while k < words.len() {
+            let b = words[k].as_bytes();
+            if !b.is_empty() && b[0].is_ascii_lowercase() {
+                set[b[0] as usize] = true;
+            }
+            k += 1;
+        }
+        Letters(set)
+    }
+
+    /// Whether `c` itself (not folded) is in a set made by `lower_openers`.
+    pub(crate) fn has_exact(&self, c: u8) -> bool {
+        self.0[c as usize]
+    }
+
     /// Whether `c`, folded to lower case, is in the set.
     pub(crate) fn has(&self, c: u8) -> bool {
         self.0[c.to_ascii_lowercase() as usize]
@@ -214,6 +233,11 @@ const fn firsts<const N: usize>(p: &[(&'static str, &'static str)]) -> [&'static
 /// The value of `word` (compared as folded to lower case) in a table of pairs.
 pub(crate) fn lookup<V: Copy>(table: &[(&str, V)], word: &str) -> Option<V> {
     table.iter().find(|(w, _)| w.len() == word.len() && w.eq_ignore_ascii_case(word)).map(|&(_, v)| v)
+}
+
+/// The value of `word`, compared exactly as written, in a table of pairs.
+pub(crate) fn lookup_exact<V: Copy>(table: &[(&str, V)], word: &str) -> Option<V> {
+    table.iter().find(|(w, _)| *w == word).map(|&(_, v)| v)
 }
 
 /// Whether `word` is in `table`, compared as folded to lower case (the tables are written folded).
@@ -334,6 +358,26 @@ tables! {
     CLAUSE_WORDS_IN_CLAUSE = "clause_words_in_clause";
     /// `no_answer_ends_sentence`: answers whose period ends the sentence unless a number follows.
     ANSWERS = "answers";
+    /// `amount_words`: a word that may open a number in words without being one ("a hundred").
+    NUMBER_OPENING_FILLER = "number_opening_filler";
+    /// `amount_words`: a word that may join the words of a number ("one hundred and five").
+    NUMBER_JOINING_FILLER = "number_joining_filler";
+    /// A word after a number that makes it cents of a US dollar.
+    CENTS = "cents";
+    /// `currency_after_amount`: currency nouns that name no currency alone.
+    CURRENCY_NOUNS_NOT_ALONE = "currency_nouns_not_alone";
+    /// "US dollars" after a number: `US` as written, the noun in any case.
+    US_DOLLARS = "us_dollars";
+    /// `dollar_named_after`: a US dollar sign written after a number (`US$`).
+    USD_SIGN_AFTER = "usd_sign_after";
+    /// `dollar_named_after`: the word glued by a hyphen to a number that makes it US dollars (`59-dollar`).
+    USD_GLUED_AFTER = "usd_glued_after";
+    /// `dollar_named_after`: words after a number that make it US dollars (`dólares`), in the order tried.
+    USD_WORDS_AFTER = "usd_words_after";
+    /// A word between an amount and a number that makes them a range.
+    AMOUNT_RANGE_WORDS = "amount_range_words";
+    /// The word for `%`.
+    PERCENT = "percent";
 }
 
 macro_rules! pair_tables {
@@ -352,7 +396,45 @@ pair_tables! {
     MONTH_NAMES = "months";
     /// `more_currencies`: the abbreviation of rupees before an amount, and its currency.
     RUPEES = "rupees_abbreviated";
+    /// Currency words after a number, any case, and their currency.
+    CURRENCY_WORDS = "currency_words";
+    /// `currency_after_amount`: currency nouns after a number or a nation, with the currency each names alone.
+    CURRENCY_NOUNS = "currency_nouns";
+    /// `currency_after_amount`: a noun (opening with the first word) and the word after it that name a currency.
+    POUNDS_STERLING = "pounds_sterling";
+    /// `currency_after_amount`: nations' adjectives, as written, and their currencies.
+    NATIONS = "nations";
+    /// `currency_after_amount`: nations of two words, and their currencies.
+    NATIONS_TWO_WORDS = "nations_two_words";
+    /// Letters glued before `$` that make it another dollar, or plain US.
+    DOLLAR_PREFIXES = "dollar_prefixes";
+    /// Currency codes before or after a number, as written, with their currency.
+    CURRENCY_CODES = "currency_codes";
+    /// `more_currencies`: currency signs and abbreviations written after the number, in the order they are tried.
+    SIGNS_AFTER = "currency_signs_after";
+    NUMBER_WORD_VALUES = "number_words";
+    HUNDRED_VALUES = "hundreds";
+    THOUSAND_VALUES = "thousands";
+    LARGE_SCALE_VALUES = "large_scales";
+    MAGNITUDE_VALUES = "magnitudes_glued";
 }
+
+/// The number words with their values.
+pub(crate) const NUMBER_WORDS: &[(&str, u32)] = &numbered::<{ count(EN, "number_words") }>(NUMBER_WORD_VALUES);
+/// The number words alone.
+pub(crate) const NUMBER_WORDS_ONLY: &[&str] = &firsts::<{ count(EN, "number_words") }>(NUMBER_WORD_VALUES);
+/// `amount_words`: the word that multiplies the number before it, and by what.
+pub(crate) const HUNDREDS: &[(&str, u32)] = &numbered::<{ count(EN, "hundreds") }>(HUNDRED_VALUES);
+/// Scale words read in every version that reads amounts in words.
+pub(crate) const THOUSANDS: &[(&str, u32)] = &numbered::<{ count(EN, "thousands") }>(THOUSAND_VALUES);
+/// `scale_words`: larger scale words.
+pub(crate) const LARGE_SCALES: &[(&str, u32)] = &numbered::<{ count(EN, "large_scales") }>(LARGE_SCALE_VALUES);
+/// `magnitudes`: magnitudes glued to a number, as written, with their values.
+pub(crate) const MAGNITUDES: &[(&str, u32)] = &numbered::<{ count(EN, "magnitudes_glued") }>(MAGNITUDE_VALUES);
+/// The currency codes' words alone.
+pub(crate) const CURRENCY_CODE_WORDS: &[&str] = &firsts::<{ count(EN, "currency_codes") }>(CURRENCY_CODES);
+/// The currency words alone.
+pub(crate) const CURRENCY_WORDS_ONLY: &[&str] = &firsts::<{ count(EN, "currency_words") }>(CURRENCY_WORDS);
 
 /// Month names and short forms alone.
 pub(crate) const MONTH_NAMES_ONLY: &[&str] = &firsts::<{ count(EN, "months") }>(MONTH_NAMES);
@@ -363,6 +445,9 @@ pub(crate) const MONTHS: &[(&str, u32)] = &numbered::<{ count(EN, "months") }>(M
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lists compared as written, capitals and all.
+    const AS_WRITTEN: &[&str] = &["us_dollars", "usd_sign_after", "usd_words_after"];
 
     /// Every list is there and not empty, its words are unique, and each is written as the checker compares it:
     /// folded to lower case (the currency codes, compared as written, in capitals).
@@ -375,8 +460,11 @@ mod tests {
             sorted.dedup();
             assert_eq!(sorted.len(), words.len(), "{name}: a word twice");
             for w in *words {
-                let folded = if *name == "currency_codes_more" { w.to_uppercase() } else { w.to_lowercase() };
-                assert_eq!(*w, folded, "{name}: {w}");
+                if *name == "currency_codes_more" {
+                    assert_eq!(*w, w.to_uppercase(), "{name}: {w}");
+                } else if !AS_WRITTEN.contains(name) {
+                    assert_eq!(*w, w.to_lowercase(), "{name}: {w}");
+                }
                 assert!(!w.is_empty() && !w.contains(['#', '[', ']']), "{name}: {w}");
             }
         }
