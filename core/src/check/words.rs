@@ -378,6 +378,74 @@ tables! {
     AMOUNT_RANGE_WORDS = "amount_range_words";
     /// The word for `%`.
     PERCENT = "percent";
+    /// `deal_shapes`: a word that also makes the amount before it a discount claim.
+    SALE = "sale";
+    /// `dollar_sale_is_price`: the words after a dollar amount that make it an amount off.
+    AMOUNT_OFF_NOT_SALE = "amount_off_not_sale";
+    /// Words between a word of saving and the amount, as phrases.
+    SAVE_BOUND = "save_bound";
+    /// Words right before an amount that make it a discount claim, as phrases.
+    DISCOUNT_OF = "discount_of";
+    /// `deal_shapes`: the deal "buy one, get one free" in one word.
+    DEAL_BOGO = "deal_bogo";
+    /// `deal_shapes`: what opens "buy N get M free".
+    DEAL_BUY = "deal_buy";
+    /// `deal_shapes`: what joins the counts of "buy N get M free".
+    DEAL_GET = "deal_get";
+    /// `deal_shapes`: what makes "buy N get M" free.
+    DEAL_FREE = "deal_free";
+    /// `deal_shapes`: what makes "buy N get M" half off.
+    DEAL_HALF = "deal_half";
+    /// The words after *half* that make it a claim.
+    DEAL_HALF_AFTER = "deal_half_after";
+    /// `deal_shapes`: the word between the counts of "N for M".
+    DEAL_FOR = "deal_for";
+    /// The word after a fraction that makes it a claim.
+    FRACTION_AFTER = "fraction_after";
+    /// The list `let_us` (its comment in core/words/en.txt says what it is and where it is defined).
+    LET_US = "let_us";
+    /// The list `let` (its comment in core/words/en.txt says what it is and where it is defined).
+    LET = "let";
+    /// The list `let_objects` (its comment in core/words/en.txt says what it is and where it is defined).
+    LET_OBJECTS = "let_objects";
+    /// The list `modal_contractions` (its comment in core/words/en.txt says what it is and where it is defined).
+    MODAL_CONTRACTIONS = "modal_contractions";
+    /// The list `full_after` (its comment in core/words/en.txt says what it is and where it is defined).
+    FULL_AFTER = "full_after";
+    /// The list `full_out` (its comment in core/words/en.txt says what it is and where it is defined).
+    FULL_OUT = "full_out";
+    /// The list `up_front` (its comment in core/words/en.txt says what it is and where it is defined).
+    UP_FRONT = "up_front";
+    /// The list `than` (its comment in core/words/en.txt says what it is and where it is defined).
+    THAN = "than";
+    /// The list `bound_phrases` (its comment in core/words/en.txt says what it is and where it is defined).
+    BOUND_PHRASES = "bound_phrases";
+    /// The list `possessive_objects` (its comment in core/words/en.txt says what it is and where it is defined).
+    POSSESSIVE_OBJECTS = "possessive_objects";
+    /// The list `negative_quantifiers` (its comment in core/words/en.txt says what it is and where it is defined).
+    NEGATIVE_QUANTIFIERS = "negative_quantifiers";
+    /// The list `no_quantifier` (its comment in core/words/en.txt says what it is and where it is defined).
+    NO_QUANTIFIER = "no_quantifier";
+    /// The list `not_quantifier` (its comment in core/words/en.txt says what it is and where it is defined).
+    NOT_QUANTIFIER = "not_quantifier";
+    /// The list `not_quantifier_followers` (its comment in core/words/en.txt says what it is and where it is defined).
+    NOT_QUANTIFIER_FOLLOWERS = "not_quantifier_followers";
+    /// The list `exceptive_right_after` (its comment in core/words/en.txt says what it is and where it is defined).
+    EXCEPTIVE_RIGHT_AFTER = "exceptive_right_after";
+    /// The list `respectively` (its comment in core/words/en.txt says what it is and where it is defined).
+    RESPECTIVELY = "respectively";
+    /// The list `value_span_words` (its comment in core/words/en.txt says what it is and where it is defined).
+    VALUE_SPAN_WORDS = "value_span_words";
+    /// The list `value_from` (its comment in core/words/en.txt says what it is and where it is defined).
+    VALUE_FROM = "value_from";
+    /// The list `value_replaced` (its comment in core/words/en.txt says what it is and where it is defined).
+    VALUE_REPLACED = "value_replaced";
+    /// The list `value_not` (its comment in core/words/en.txt says what it is and where it is defined).
+    VALUE_NOT = "value_not";
+    /// The list `value_no_longer` (its comment in core/words/en.txt says what it is and where it is defined).
+    VALUE_NO_LONGER = "value_no_longer";
+    /// The list `value_negative_auxiliaries` (its comment in core/words/en.txt says what it is and where it is defined).
+    VALUE_NEGATIVE_AUXILIARIES = "value_negative_auxiliaries";
 }
 
 macro_rules! pair_tables {
@@ -417,6 +485,7 @@ pair_tables! {
     THOUSAND_VALUES = "thousands";
     LARGE_SCALE_VALUES = "large_scales";
     MAGNITUDE_VALUES = "magnitudes_glued";
+    FRACTION_VALUES = "fractions";
 }
 
 /// The number words with their values.
@@ -431,6 +500,8 @@ pub(crate) const THOUSANDS: &[(&str, u32)] = &numbered::<{ count(EN, "thousands"
 pub(crate) const LARGE_SCALES: &[(&str, u32)] = &numbered::<{ count(EN, "large_scales") }>(LARGE_SCALE_VALUES);
 /// `magnitudes`: magnitudes glued to a number, as written, with their values.
 pub(crate) const MAGNITUDES: &[(&str, u32)] = &numbered::<{ count(EN, "magnitudes_glued") }>(MAGNITUDE_VALUES);
+/// Fractions that are a percent off, with the percent.
+pub(crate) const FRACTIONS: &[(&str, u32)] = &numbered::<{ count(EN, "fractions") }>(FRACTION_VALUES);
 /// The currency codes' words alone.
 pub(crate) const CURRENCY_CODE_WORDS: &[&str] = &firsts::<{ count(EN, "currency_codes") }>(CURRENCY_CODES);
 /// The currency words alone.
