@@ -6,8 +6,9 @@ use super::phrase;
 use super::text::Text;
 use super::words::{
     BOUND_PHRASES, BOUNDS, CAPACITY_WORDS, CAUSATIVE, COMPARATIVES, DEGREE, EXCEPTIVE, EXCEPTIVE_RIGHT_AFTER,
-    FULL_AFTER, FULL_OUT, INDIRECT, LET, LET_OBJECTS, LET_US, MODAL_CONTRACTIONS, NEGATIVE_QUANTIFIERS, NO_QUANTIFIER,
-    NOT_QUANTIFIER, NOT_QUANTIFIER_FOLLOWERS, PAST_QUESTION_OPENERS, POSSESSIVE_OBJECTS, THAN, UP_FRONT,
+    FULL_AFTER, FULL_OUT, INDIRECT, LET, LET_OBJECTS, LET_US, NEGATIVE_QUANTIFIERS, NO_QUANTIFIER, NOT_QUANTIFIER,
+    NOT_QUANTIFIER_FOLLOWERS, PAST_QUESTION_OPENERS, POSSESSIVE_OBJECTS, THAN, UP_FRONT, WILL_CONTRACTIONS,
+    WOULD_CONTRACTIONS,
 };
 use crate::policy::Reading;
 
@@ -43,7 +44,7 @@ pub(crate) fn causative_offer(text: &Text<'_>, i: usize, reading: &Reading) -> b
         let let_me = reading.let_me_offer
             && (LET_US.contains(&m)
                 || LET_OBJECTS.contains(&m) && k >= 2 && in_clause(k - 2) && LET.contains(&text.word_at(k - 2)));
-        phrase::is_modal(m) || MODAL_CONTRACTIONS.iter().any(|c| m.ends_with(c)) || let_me
+        phrase::is_modal(m) || WILL_CONTRACTIONS.iter().chain(WOULD_CONTRACTIONS).any(|c| m.ends_with(c)) || let_me
     })
 }
 

@@ -9,7 +9,7 @@ use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::role;
 use super::text::Text;
 use super::words::{
-    CHANGES, RESPECTIVELY, VALUE_FROM, VALUE_NEGATIVE_AUXILIARIES, VALUE_NO_LONGER, VALUE_NOT, VALUE_REPLACED,
+    CHANGES, NO_LONGER, RESPECTIVELY, VALUE_FROM, VALUE_NEGATIVE_AUXILIARIES, VALUE_NOT, VALUE_REPLACED,
     VALUE_SPAN_WORDS,
 };
 use super::{CompiledPolicy, Finding, Target};
@@ -931,7 +931,7 @@ fn superseded(text: &Text<'_>, tok: usize, later: bool, reading: &Reading) -> bo
             later && changed(k)
         } else if VALUE_NOT.contains(&w) {
             near(back)
-        } else if pair(VALUE_NO_LONGER) {
+        } else if pair(NO_LONGER) {
             near(back)
         } else if VALUE_NEGATIVE_AUXILIARIES.contains(&w) {
             reading.rejected_value_words

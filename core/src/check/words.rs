@@ -245,6 +245,16 @@ pub(crate) fn has_folded(table: &[&str], word: &str) -> bool {
     table.iter().any(|w| w.len() == word.len() && w.eq_ignore_ascii_case(word))
 }
 
+/// Whether the words from token `k` on are those of `phrase` (words joined by `_`), whatever stands between them.
+pub(crate) fn phrase_at(text: &super::text::Text<'_>, k: usize, phrase: &str) -> bool {
+    phrase.split('_').enumerate().all(|(n, w)| text.toks.get(k + n).is_some_and(|t| text.word(t) == w))
+}
+
+/// Whether `word`, with `before` the word before it, ends a two-word phrase of `list` (`in_case`).
+pub(crate) fn pair_ends(list: &[&str], before: Option<&str>, word: &str) -> bool {
+    list.iter().any(|phrase| phrase.split_once('_') == before.map(|b| (b, word)))
+}
+
 /// The larger of two lengths.
 pub(crate) const fn max(a: usize, b: usize) -> usize {
     if a > b { a } else { b }
@@ -402,14 +412,74 @@ tables! {
     DEAL_FOR = "deal_for";
     /// The word after a fraction that makes it a claim.
     FRACTION_AFTER = "fraction_after";
+    /// The list `will_contractions` (its comment in core/words/en.txt says what it is and where it is defined).
+    WILL_CONTRACTIONS = "will_contractions";
+    /// The list `would_contractions` (its comment in core/words/en.txt says what it is and where it is defined).
+    WOULD_CONTRACTIONS = "would_contractions";
+    /// The list `no_longer` (its comment in core/words/en.txt says what it is and where it is defined).
+    NO_LONGER = "no_longer";
+    /// The list `negative_ending` (its comment in core/words/en.txt says what it is and where it is defined).
+    NEGATIVE_ENDING = "negative_ending";
+    /// The list `possessive` (its comment in core/words/en.txt says what it is and where it is defined).
+    POSSESSIVE = "possessive";
+    /// The list `endings` (its comment in core/words/en.txt says what it is and where it is defined).
+    ENDINGS = "endings";
+    /// The list `doubling_endings` (its comment in core/words/en.txt says what it is and where it is defined).
+    DOUBLING_ENDINGS = "doubling_endings";
+    /// The list `undoubled_finals` (its comment in core/words/en.txt says what it is and where it is defined).
+    UNDOUBLED_FINALS = "undoubled_finals";
+    /// The list `e_stem` (its comment in core/words/en.txt says what it is and where it is defined).
+    E_STEM = "e_stem";
+    /// The list `e_stem_endings` (its comment in core/words/en.txt says what it is and where it is defined).
+    E_STEM_ENDINGS = "e_stem_endings";
+    /// The list `y_stem` (its comment in core/words/en.txt says what it is and where it is defined).
+    Y_STEM = "y_stem";
+    /// The list `y_stem_endings` (its comment in core/words/en.txt says what it is and where it is defined).
+    Y_STEM_ENDINGS = "y_stem_endings";
+    /// The list `hedges` (its comment in core/words/en.txt says what it is and where it is defined).
+    HEDGES = "hedges";
+    /// The list `reassurances` (its comment in core/words/en.txt says what it is and where it is defined).
+    REASSURANCES = "reassurances";
+    /// The list `pseudo_negations` (its comment in core/words/en.txt says what it is and where it is defined).
+    PSEUDO_NEGATIONS = "pseudo_negations";
+    /// The list `hyphenated_no` (its comment in core/words/en.txt says what it is and where it is defined).
+    HYPHENATED_NO = "hyphenated_no";
+    /// The list `hyphenated_no_negates` (its comment in core/words/en.txt says what it is and where it is defined).
+    HYPHENATED_NO_NEGATES = "hyphenated_no_negates";
+    /// The list `not` (its comment in core/words/en.txt says what it is and where it is defined).
+    NOT = "not";
+    /// The list `not_to` (its comment in core/words/en.txt says what it is and where it is defined).
+    NOT_TO = "not_to";
+    /// The list `not_never` (its comment in core/words/en.txt says what it is and where it is defined).
+    NOT_NEVER = "not_never";
+    /// The list `adverb_ending` (its comment in core/words/en.txt says what it is and where it is defined).
+    ADVERB_ENDING = "adverb_ending";
+    /// The list `adverbs_before_not` (its comment in core/words/en.txt says what it is and where it is defined).
+    ADVERBS_BEFORE_NOT = "adverbs_before_not";
+    /// The list `present_auxiliaries` (its comment in core/words/en.txt says what it is and where it is defined).
+    PRESENT_AUXILIARIES = "present_auxiliaries";
+    /// The list `auxiliaries_stepped` (its comment in core/words/en.txt says what it is and where it is defined).
+    AUXILIARIES_STEPPED = "auxiliaries_stepped";
+    /// The list `present_contractions` (its comment in core/words/en.txt says what it is and where it is defined).
+    PRESENT_CONTRACTIONS = "present_contractions";
+    /// The list `rule_auxiliaries` (its comment in core/words/en.txt says what it is and where it is defined).
+    RULE_AUXILIARIES = "rule_auxiliaries";
+    /// The list `plural_ending` (its comment in core/words/en.txt says what it is and where it is defined).
+    PLURAL_ENDING = "plural_ending";
+    /// The list `progressive_auxiliary` (its comment in core/words/en.txt says what it is and where it is defined).
+    PROGRESSIVE_AUXILIARY = "progressive_auxiliary";
+    /// The list `once_again` (its comment in core/words/en.txt says what it is and where it is defined).
+    ONCE_AGAIN = "once_again";
+    /// The list `conditions_two_words` (its comment in core/words/en.txt says what it is and where it is defined).
+    CONDITIONS_TWO_WORDS = "conditions_two_words";
+    /// The list `times_to_come_two_words` (its comment in core/words/en.txt says what it is and where it is defined).
+    TIMES_TO_COME_TWO_WORDS = "times_to_come_two_words";
     /// The list `let_us` (its comment in core/words/en.txt says what it is and where it is defined).
     LET_US = "let_us";
     /// The list `let` (its comment in core/words/en.txt says what it is and where it is defined).
     LET = "let";
     /// The list `let_objects` (its comment in core/words/en.txt says what it is and where it is defined).
     LET_OBJECTS = "let_objects";
-    /// The list `modal_contractions` (its comment in core/words/en.txt says what it is and where it is defined).
-    MODAL_CONTRACTIONS = "modal_contractions";
     /// The list `full_after` (its comment in core/words/en.txt says what it is and where it is defined).
     FULL_AFTER = "full_after";
     /// The list `full_out` (its comment in core/words/en.txt says what it is and where it is defined).
@@ -442,8 +512,6 @@ tables! {
     VALUE_REPLACED = "value_replaced";
     /// The list `value_not` (its comment in core/words/en.txt says what it is and where it is defined).
     VALUE_NOT = "value_not";
-    /// The list `value_no_longer` (its comment in core/words/en.txt says what it is and where it is defined).
-    VALUE_NO_LONGER = "value_no_longer";
     /// The list `value_negative_auxiliaries` (its comment in core/words/en.txt says what it is and where it is defined).
     VALUE_NEGATIVE_AUXILIARIES = "value_negative_auxiliaries";
 }
