@@ -9,11 +9,11 @@ use super::text::Text;
 use super::words::{
     ADVERB_ENDING, ADVERBS, ADVERBS_BEFORE_NOT, AUX_AFTER, AUX_BEFORE, AUXILIARIES_STEPPED, CONDITIONALS,
     CONDITIONALS_MORE, CONDITIONS_TWO_WORDS, CUES, DETERMINERS, DOUBLING_ENDINGS, E_STEM, E_STEM_ENDINGS, ENDINGS,
-    HEDGES, HYPHENATED_NO, HYPHENATED_NO_NEGATES, MODALS, NEGATIVE_AUXILIARIES, NEGATIVE_ENDING, NO_LONGER, NOT,
-    NOT_NEVER, NOT_TO, ONCE_AGAIN, PLURAL_ENDING, POSSESSIVE, PREPOSITIONS, PRESENT_AUXILIARIES, PRESENT_CONTRACTIONS,
-    PROGRESSIVE_AUXILIARY, PSEUDO_NEGATIONS, QUESTION_OPENERS, REASSURANCES, RULE_AUXILIARIES, TEMPORAL,
-    TIMES_TO_COME_TWO_WORDS, UNDOUBLED_FINALS, WILL_CONTRACTIONS, WOULD_CONTRACTIONS, Y_STEM, Y_STEM_ENDINGS,
-    pair_ends, phrase_at,
+    HEDGES, HYPHENATED_NO, HYPHENATED_NO_NEGATES, Letters, MODALS, NEGATIVE_AUXILIARIES, NEGATIVE_ENDING, NO_LONGER,
+    NOT, NOT_NEVER, NOT_TO, ONCE_AGAIN, PLURAL_ENDING, POSSESSIVE, PREPOSITIONS, PRESENT_AUXILIARIES,
+    PRESENT_CONTRACTIONS, PROGRESSIVE_AUXILIARY, PSEUDO_NEGATIONS, QUESTION_OPENERS, REASSURANCES, RULE_AUXILIARIES,
+    TEMPORAL, TIMES_TO_COME_TWO_WORDS, UNDOUBLED_FINALS, WILL_CONTRACTIONS, WOULD_CONTRACTIONS, Y_STEM, Y_STEM_ENDINGS,
+    any_phrase_at, pair_ends, phrase_at,
 };
 use crate::policy::Reading;
 
@@ -310,7 +310,8 @@ pub(crate) fn find_phrase<'t>(
 /// `hedges`: hedges that leave what follows them in their clause unclaimed, however far ("I don't think we'll be
 /// able to guarantee that", "I'm not sure your order has been shipped", "there's no record that it was cancelled").
 fn hedge(text: &Text<'_>, k: usize) -> bool {
-    HEDGES.iter().any(|h| phrase_at(text, k, h))
+    const FIRST: Letters = Letters::of(HEDGES, false);
+    any_phrase_at(text, k, HEDGES, &FIRST)
 }
 
 /// A word ending in a contracted negative (`n't`).
@@ -327,7 +328,9 @@ fn is_cue(w: &str) -> bool {
 /// `no` hyphenated into a modifier, with `hyphenated_no` ("a no-quibble guarantee", "your no-show fee"; "no-one" still
 /// negates).
 fn pseudo_negation(text: &Text<'_>, k: usize, reading: &Reading) -> bool {
-    let reassurance = reading.reassurances && REASSURANCES.iter().any(|p| phrase_at(text, k, p));
+    const REASSURING: Letters = Letters::of(REASSURANCES, false);
+    const PSEUDO: Letters = Letters::of(PSEUDO_NEGATIONS, false);
+    let reassurance = reading.reassurances && any_phrase_at(text, k, REASSURANCES, &REASSURING);
     let hyphenated = reading.hyphenated_no
         && HYPHENATED_NO.contains(&text.word_at(k))
         && k + 1 < text.toks.len()
@@ -336,7 +339,7 @@ fn pseudo_negation(text: &Text<'_>, k: usize, reading: &Reading) -> bool {
     if reassurance || hyphenated {
         return true;
     }
-    PSEUDO_NEGATIONS.iter().any(|p| phrase_at(text, k, p))
+    any_phrase_at(text, k, PSEUDO_NEGATIONS, &PSEUDO)
 }
 
 pub(crate) fn negating_cue(text: &Text<'_>, k: usize, reading: &Reading) -> bool {

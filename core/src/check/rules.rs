@@ -929,9 +929,7 @@ fn superseded(text: &Text<'_>, tok: usize, later: bool, reading: &Reading) -> bo
         let pair = |list: &[&str]| list.iter().any(|phrase| phrase.split_once('_') == prev.map(|before| (before, w)));
         if VALUE_FROM.contains(&w) {
             later && changed(k)
-        } else if VALUE_NOT.contains(&w) {
-            near(back)
-        } else if pair(NO_LONGER) {
+        } else if VALUE_NOT.contains(&w) || pair(NO_LONGER) {
             near(back)
         } else if VALUE_NEGATIVE_AUXILIARIES.contains(&w) {
             reading.rejected_value_words
