@@ -6,9 +6,9 @@
 use super::words::{
     AMOUNT_RANGE_WORDS, CENTS, CURRENCY_CODE_WORDS, CURRENCY_CODES, CURRENCY_CODES_MORE, CURRENCY_NOUNS,
     CURRENCY_NOUNS_NOT_ALONE, CURRENCY_WORDS, CURRENCY_WORDS_ONLY, DOLLAR_PREFIXES, HUNDREDS, LARGE_SCALES, Letters,
-    MAGNITUDES, NATIONS, NATIONS_TWO_WORDS, NUMBER_JOINING_FILLER, NUMBER_OPENING_FILLER, NUMBER_WORDS,
-    NUMBER_WORDS_ONLY, PERCENT, POUNDS_STERLING, RANGE_FOLLOWERS, RUPEES, SIGNS_AFTER, THOUSANDS, US_DOLLARS,
-    USD_GLUED_AFTER, USD_SIGN_AFTER, USD_WORDS_AFTER, has_folded, lengths, lookup, lookup_exact,
+    MAGNITUDES, NATIONS, NATIONS_TWO, NUMBER_JOINING_FILLER, NUMBER_OPENING_FILLER, NUMBER_WORDS, NUMBER_WORDS_ONLY,
+    PERCENT, RANGE_FOLLOWERS, RUPEES, SIGNS_AFTER, STERLING, THOUSANDS, US_DOLLARS_CUT, USD_GLUED_AFTER,
+    USD_SIGN_AFTER, USD_WORDS_AFTER, has_folded, lengths, lookup, lookup_exact,
 };
 use crate::decimal::{Dec, MAX_UNITS, SCALE};
 use crate::policy::Reading;
@@ -175,10 +175,7 @@ fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Cur
         let (a, b) = (w1.as_bytes(), word.as_bytes());
         a.len() == b.len() && a[1..] == b[1..] && (a[0] == b[0] || a[0] == b[0].to_ascii_uppercase())
     };
-    let two = NATIONS_TWO_WORDS.iter().find_map(|&(pair, code)| {
-        let (first, second) = pair.split_once('_')?;
-        first_is(first).then_some((second, code))
-    });
+    let two = NATIONS_TWO.iter().find_map(|&(first, second, code)| first_is(first).then_some((second, code)));
     let (adj_end, nation) = match two {
         Some((second, code)) => {
             let (j, w2) = next(i + w1.len());
@@ -205,8 +202,7 @@ fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Cur
             // "pounds sterling" is money; "pounds" alone is a weight, "won" a verb.
             None => {
                 let (j, w2) = next(i + w1.len());
-                POUNDS_STERLING.iter().find_map(|&(pair, code)| {
-                    let (noun, second) = pair.split_once('_')?;
+                STERLING.iter().find_map(|&(noun, second, code)| {
                     (Lower::of(w1).get().starts_with(noun.as_bytes()) && w2.eq_ignore_ascii_case(second))
                         .then_some((j + w2.len(), of_code(code)))
                 })
@@ -686,8 +682,7 @@ fn suffix_currency_plain(s: &str, end: usize) -> Option<(usize, Currency, bool)>
                 return Some((n + w.len(), cur, cents));
             }
             // "US dollars"
-            for phrase in US_DOLLARS {
-                let Some((first, noun)) = phrase.split_once('_') else { continue };
+            for &(first, noun) in US_DOLLARS_CUT {
                 if w == first {
                     let m = skip_space(s, n + w.len());
                     let w2 = ascii_word_at(s, m);

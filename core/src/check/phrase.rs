@@ -8,12 +8,12 @@ use super::role;
 use super::text::Text;
 use super::words::{
     ADVERB_ENDING, ADVERBS, ADVERBS_BEFORE_NOT, AUX_AFTER, AUX_BEFORE, AUXILIARIES_STEPPED, CONDITIONALS,
-    CONDITIONALS_MORE, CONDITIONS_TWO_WORDS, CUES, DETERMINERS, DOUBLING_ENDINGS, E_STEM, E_STEM_ENDINGS, ENDINGS,
-    HEDGES, HYPHENATED_NO, HYPHENATED_NO_NEGATES, Letters, MODALS, NEGATIVE_AUXILIARIES, NEGATIVE_ENDING, NO_LONGER,
-    NOT, NOT_NEVER, NOT_TO, ONCE_AGAIN, PLURAL_ENDING, POSSESSIVE, PREPOSITIONS, PRESENT_AUXILIARIES,
-    PRESENT_CONTRACTIONS, PROGRESSIVE_AUXILIARY, PSEUDO_NEGATIONS, QUESTION_OPENERS, REASSURANCES, RULE_AUXILIARIES,
-    TEMPORAL, TIMES_TO_COME_TWO_WORDS, UNDOUBLED_FINALS, WILL_CONTRACTIONS, WOULD_CONTRACTIONS, Y_STEM, Y_STEM_ENDINGS,
-    any_phrase_at, pair_ends, phrase_at,
+    CONDITIONALS_MORE, CONDITIONS_TWO_WORDS_CUT, CUES, DETERMINERS, DOUBLING_ENDINGS, E_STEM, E_STEM_ENDINGS, ENDINGS,
+    HEDGES, HYPHENATED_NO, HYPHENATED_NO_NEGATES, Letters, MODALS, NEGATIVE_AUXILIARIES, NEGATIVE_ENDING,
+    NO_LONGER_CUT, NOT, NOT_NEVER, NOT_TO, ONCE_AGAIN_CUT, PLURAL_ENDING, POSSESSIVE, PREPOSITIONS,
+    PRESENT_AUXILIARIES, PRESENT_CONTRACTIONS, PROGRESSIVE_AUXILIARY, PSEUDO_NEGATIONS, QUESTION_OPENERS, REASSURANCES,
+    RULE_AUXILIARIES, TEMPORAL, TIMES_TO_COME_TWO_WORDS_CUT, UNDOUBLED_FINALS, WILL_CONTRACTIONS, WOULD_CONTRACTIONS,
+    Y_STEM, Y_STEM_ENDINGS, any_phrase_at, pair_ends,
 };
 use crate::policy::Reading;
 
@@ -457,7 +457,7 @@ fn negated_after(text: &Text<'_>, last: usize, reading: &Reading) -> bool {
     }
     if AUX_AFTER.contains(&w) && spaced(k) && word(k + 1).is_some() && spaced(k + 1) {
         // `no longer`: the phrase's words in the clause.
-        let no_longer = || NO_LONGER.iter().any(|p| p.split('_').enumerate().all(|(n, x)| word(k + 1 + n) == Some(x)));
+        let no_longer = || NO_LONGER_CUT.iter().any(|&(a, b)| word(k + 1) == Some(a) && word(k + 2) == Some(b));
         return if word(k + 1).is_some_and(|n| NOT_NEVER.contains(&n)) {
             !pseudo_negation(text, k + 1, reading)
         } else {
@@ -583,14 +583,15 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, reading: &Reading) ->
     if text.is_question(tok.sentence) && !(reading.tag_question && tag_question(text, i)) {
         return false;
     }
+    let next_word = |k: usize| text.toks.get(k + 1).map_or("", |t| text.word(t));
     let conditional = |k: usize| {
         let w = text.word_at(k);
-        let once_again = reading.once_again && ONCE_AGAIN.iter().any(|p| phrase_at(text, k, p));
+        let once_again = reading.once_again && ONCE_AGAIN_CUT.iter().any(|&(a, b)| w == a && next_word(k) == b);
         let before = k.checked_sub(1).map(|b| text.word_at(b));
         let to_come = reading.conditions_and_times_to_come
             && (CONDITIONALS_MORE.contains(&w)
-                || pair_ends(CONDITIONS_TWO_WORDS, before, w)
-                || ((TEMPORAL.contains(&w) || (k > 1 && pair_ends(TIMES_TO_COME_TWO_WORDS, before, w)))
+                || pair_ends(CONDITIONS_TWO_WORDS_CUT, before, w)
+                || ((TEMPORAL.contains(&w) || (k > 1 && pair_ends(TIMES_TO_COME_TWO_WORDS_CUT, before, w)))
                     && present_group(text, i)));
         (CONDITIONALS.contains(&w) && !once_again) || to_come
     };

@@ -5,10 +5,10 @@
 use super::phrase;
 use super::text::Text;
 use super::words::{
-    BOUND_PHRASES, BOUNDS, CAPACITY_WORDS, CAUSATIVE, COMPARATIVES, DEGREE, EXCEPTIVE, EXCEPTIVE_RIGHT_AFTER,
+    BOUND_PHRASES_CUT, BOUNDS, CAPACITY_WORDS, CAUSATIVE, COMPARATIVES, DEGREE, EXCEPTIVE, EXCEPTIVE_RIGHT_AFTER,
     FULL_AFTER, FULL_OUT, INDIRECT, LET, LET_OBJECTS, LET_US, NEGATIVE_QUANTIFIERS, NO_QUANTIFIER, NOT_QUANTIFIER,
     NOT_QUANTIFIER_FOLLOWERS, PAST_QUESTION_OPENERS, POSSESSIVE_OBJECTS, THAN, UP_FRONT, WILL_CONTRACTIONS,
-    WOULD_CONTRACTIONS,
+    WOULD_CONTRACTIONS, pair_ends,
 };
 use crate::policy::Reading;
 
@@ -95,7 +95,7 @@ pub(crate) fn comparative(text: &Text<'_>, start: usize) -> bool {
     let w = text.word_at(p);
     BOUNDS.contains(&w)
         || THAN.contains(&w) && prev2.is_some_and(|w| COMPARATIVES.contains(&w))
-        || BOUND_PHRASES.iter().any(|phrase| phrase.split_once('_') == prev2.map(|before| (before, w)))
+        || pair_ends(BOUND_PHRASES_CUT, prev2, w)
 }
 
 /// Whether the amount or claim starting at byte `start` is negated by a cue up to three words before it in its

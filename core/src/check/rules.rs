@@ -9,8 +9,8 @@ use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::role;
 use super::text::Text;
 use super::words::{
-    CHANGES, NO_LONGER, RESPECTIVELY, VALUE_FROM, VALUE_NEGATIVE_AUXILIARIES, VALUE_NOT, VALUE_REPLACED,
-    VALUE_SPAN_WORDS,
+    CHANGES, NO_LONGER_CUT, RESPECTIVELY, VALUE_FROM, VALUE_NEGATIVE_AUXILIARIES, VALUE_NOT, VALUE_REPLACED_CUT,
+    VALUE_SPAN_WORDS, pair_ends,
 };
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
@@ -926,15 +926,15 @@ fn superseded(text: &Text<'_>, tok: usize, later: bool, reading: &Reading) -> bo
             return false;
         };
         // Two words, the value's word and the one before it.
-        let pair = |list: &[&str]| list.iter().any(|phrase| phrase.split_once('_') == prev.map(|before| (before, w)));
+        let pair = |list: &[(&str, &str)]| pair_ends(list, prev, w);
         if VALUE_FROM.contains(&w) {
             later && changed(k)
-        } else if VALUE_NOT.contains(&w) || pair(NO_LONGER) {
+        } else if VALUE_NOT.contains(&w) || pair(NO_LONGER_CUT) {
             near(back)
         } else if VALUE_NEGATIVE_AUXILIARIES.contains(&w) {
             reading.rejected_value_words
         } else {
-            pair(VALUE_REPLACED)
+            pair(VALUE_REPLACED_CUT)
         }
     })
 }

@@ -151,6 +151,50 @@ const fn number(v: &str) -> u32 {
     n
 }
 
+/// A phrase of two words (`in_case`) cut at its `_`, at compile time (a cut at run time would cost a search per use).
+#[allow(clippy::panic)]
+const fn cut(phrase: &'static str) -> (&'static str, &'static str) {
+    let b = phrase.as_bytes();
+    let mut e = 0;
+    while e < b.len() && b[e] != b'_' {
+        e += 1;
+    }
+    if e == 0 || e + 1 >= b.len() {
+        panic!("core/words/en.txt: a phrase of two words is not `first_second`");
+    }
+    let (first, second) = b.split_at(e);
+    let (_, second) = second.split_at(1);
+    match (core::str::from_utf8(first), core::str::from_utf8(second)) {
+        (Ok(f), Ok(s)) => (f, s),
+        _ => panic!("core/words/en.txt: a phrase is not UTF-8"),
+    }
+}
+
+/// A list of two-word phrases, each cut into its words.
+const fn two_words<const N: usize>(list: &[&'static str]) -> [(&'static str, &'static str); N] {
+    let mut out = [("", ""); N];
+    let mut k = 0;
+    while k < N {
+        out[k] = cut(list[k]);
+        k += 1;
+    }
+    out
+}
+
+/// A list of pairs whose words are two-word phrases: (first, second, value).
+const fn two_word_pairs<const N: usize>(
+    list: &[(&'static str, &'static str)],
+) -> [(&'static str, &'static str, &'static str); N] {
+    let mut out = [("", "", ""); N];
+    let mut k = 0;
+    while k < N {
+        let (f, s) = cut(list[k].0);
+        out[k] = (f, s, list[k].1);
+        k += 1;
+    }
+    out
+}
+
 /// The pairs of a list whose values are numbers.
 const fn numbered<const N: usize>(p: &[(&'static str, &'static str)]) -> [(&'static str, u32); N] {
     let mut out = [("", 0); N];
@@ -262,8 +306,8 @@ pub(crate) fn any_phrase_at(text: &super::text::Text<'_>, k: usize, list: &[&str
 }
 
 /// Whether `word`, with `before` the word before it, ends a two-word phrase of `list` (`in_case`).
-pub(crate) fn pair_ends(list: &[&str], before: Option<&str>, word: &str) -> bool {
-    list.iter().any(|phrase| phrase.split_once('_') == before.map(|b| (b, word)))
+pub(crate) fn pair_ends(list: &[(&str, &str)], before: Option<&str>, word: &str) -> bool {
+    before.is_some_and(|b| list.iter().any(|&(first, second)| second == word && first == b))
 }
 
 /// The larger of two lengths.
@@ -579,6 +623,36 @@ pub(crate) const THOUSANDS: &[(&str, u32)] = &numbered::<{ count(EN, "thousands"
 pub(crate) const LARGE_SCALES: &[(&str, u32)] = &numbered::<{ count(EN, "large_scales") }>(LARGE_SCALE_VALUES);
 /// `magnitudes`: magnitudes glued to a number, as written, with their values.
 pub(crate) const MAGNITUDES: &[(&str, u32)] = &numbered::<{ count(EN, "magnitudes_glued") }>(MAGNITUDE_VALUES);
+macro_rules! two_word_tables {
+    ($( $(#[doc = $doc:literal])* $table:ident = $list:ident, $name:literal; )*) => {
+        $( $(#[doc = $doc])*
+        pub(crate) const $table: &[(&str, &str)] = &two_words::<{ count(EN, $name) }>($list); )*
+    };
+}
+
+two_word_tables! {
+    /// `nations_two_words`-style phrases of two words, cut: `us_dollars`.
+    US_DOLLARS_CUT = US_DOLLARS, "us_dollars";
+    /// `bound_phrases`, cut.
+    BOUND_PHRASES_CUT = BOUND_PHRASES, "bound_phrases";
+    /// `value_replaced`, cut.
+    VALUE_REPLACED_CUT = VALUE_REPLACED, "value_replaced";
+    /// `no_longer`, cut.
+    NO_LONGER_CUT = NO_LONGER, "no_longer";
+    /// `conditions_two_words`, cut.
+    CONDITIONS_TWO_WORDS_CUT = CONDITIONS_TWO_WORDS, "conditions_two_words";
+    /// `times_to_come_two_words`, cut.
+    TIMES_TO_COME_TWO_WORDS_CUT = TIMES_TO_COME_TWO_WORDS, "times_to_come_two_words";
+    /// `once_again`, cut.
+    ONCE_AGAIN_CUT = ONCE_AGAIN, "once_again";
+}
+
+/// `nations_two_words`, cut: (first word, second word, currency).
+pub(crate) const NATIONS_TWO: &[(&str, &str, &str)] =
+    &two_word_pairs::<{ count(EN, "nations_two_words") }>(NATIONS_TWO_WORDS);
+/// `pounds_sterling`, cut: (noun, second word, currency).
+pub(crate) const STERLING: &[(&str, &str, &str)] = &two_word_pairs::<{ count(EN, "pounds_sterling") }>(POUNDS_STERLING);
+
 /// Fractions that are a percent off, with the percent.
 pub(crate) const FRACTIONS: &[(&str, u32)] = &numbered::<{ count(EN, "fractions") }>(FRACTION_VALUES);
 /// The currency codes' words alone.
