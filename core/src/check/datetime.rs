@@ -23,7 +23,8 @@ pub(crate) type Date = (Option<u16>, u8, u8);
 fn month_of(word: &str) -> Option<u8> {
     // Most words are not months: reject on length, then compare.
     const LENGTHS: (usize, usize) = lengths(MONTH_NAMES_ONLY);
-    if !(LENGTHS.0..=LENGTHS.1).contains(&word.len()) {
+    const FIRST: Letters = Letters::of(MONTH_NAMES_ONLY, false);
+    if !(LENGTHS.0..=LENGTHS.1).contains(&word.len()) || !FIRST.has(word.as_bytes()[0]) {
         return None;
     }
     lookup(MONTHS, word).and_then(|m| u8::try_from(m).ok())

@@ -4,11 +4,11 @@
 //! "5–7 business days" and "99.9% uptime" never are. Amounts are exact decimals.
 
 use super::words::{
-    AMOUNT_RANGE_WORDS, CENTS, CURRENCY_CODE_WORDS, CURRENCY_CODES, CURRENCY_CODES_MORE, CURRENCY_NOUNS,
-    CURRENCY_NOUNS_NOT_ALONE, CURRENCY_WORDS, CURRENCY_WORDS_ONLY, DOLLAR_PREFIXES, HUNDREDS, LARGE_SCALES, Letters,
-    MAGNITUDES, NATIONS, NATIONS_TWO, NUMBER_JOINING_FILLER, NUMBER_OPENING_FILLER, NUMBER_WORDS, NUMBER_WORDS_ONLY,
-    PERCENT, RANGE_FOLLOWERS, RUPEES, SIGNS_AFTER, STERLING, THOUSANDS, US_DOLLARS_CUT, USD_GLUED_AFTER,
-    USD_SIGN_AFTER, USD_WORDS_AFTER, has_folded, lengths, lookup, lookup_exact,
+    AMOUNT_RANGE_WORDS, CENTS, CURRENCY_CODE_WORDS, CURRENCY_CODES, CURRENCY_CODES_MORE, CURRENCY_NOUN_WORDS,
+    CURRENCY_NOUNS, CURRENCY_NOUNS_NOT_ALONE, CURRENCY_WORDS, CURRENCY_WORDS_ONLY, DOLLAR_PREFIXES, HUNDREDS,
+    LARGE_SCALES, Letters, MAGNITUDES, NATIONS, NATIONS_TWO, NUMBER_JOINING_FILLER, NUMBER_OPENING_FILLER,
+    NUMBER_WORDS, NUMBER_WORDS_ONLY, PERCENT, RANGE_FOLLOWERS, RUPEES, SIGNS_AFTER, STERLING, THOUSANDS,
+    US_DOLLARS_CUT, USD_GLUED_AFTER, USD_SIGN_AFTER, USD_WORDS_AFTER, has_folded, lengths, lookup, lookup_exact,
 };
 use crate::decimal::{Dec, MAX_UNITS, SCALE};
 use crate::policy::Reading;
@@ -145,6 +145,13 @@ impl Lower {
 /// A currency noun after a number or a nation (`francs`, `dollars`), with the currency it names alone. `None`
 /// inside means the noun needs a nation or a second word (`pounds` alone is a weight, `won` a verb).
 fn currency_noun(w: &str) -> Option<Option<Currency>> {
+    // This runs after every bare number: most words are rejected on their first letter.
+    const FIRST: Letters = Letters::of(CURRENCY_NOUN_WORDS, false);
+    const FIRST_NOT_ALONE: Letters = Letters::of(CURRENCY_NOUNS_NOT_ALONE, false);
+    let first = w.as_bytes().first().copied().unwrap_or(0);
+    if !FIRST.has(first) && !FIRST_NOT_ALONE.has(first) {
+        return None;
+    }
     if has_folded(CURRENCY_NOUNS_NOT_ALONE, w) {
         return Some(None);
     }

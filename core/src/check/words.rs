@@ -657,6 +657,8 @@ pub(crate) const STERLING: &[(&str, &str, &str)] = &two_word_pairs::<{ count(EN,
 pub(crate) const FRACTIONS: &[(&str, u32)] = &numbered::<{ count(EN, "fractions") }>(FRACTION_VALUES);
 /// The currency codes' words alone.
 pub(crate) const CURRENCY_CODE_WORDS: &[&str] = &firsts::<{ count(EN, "currency_codes") }>(CURRENCY_CODES);
+/// The currency nouns alone.
+pub(crate) const CURRENCY_NOUN_WORDS: &[&str] = &firsts::<{ count(EN, "currency_nouns") }>(CURRENCY_NOUNS);
 /// The currency words alone.
 pub(crate) const CURRENCY_WORDS_ONLY: &[&str] = &firsts::<{ count(EN, "currency_words") }>(CURRENCY_WORDS);
 
