@@ -109,28 +109,12 @@ const fn list<const N: usize>(src: &'static str, name: &str) -> [&'static str; N
 }
 
 /// The entries of list `name` cut at their `=`: (word, value), in the file's order.
-// Only ever evaluated at compile time, as `section`.
-#[allow(clippy::panic)]
 const fn pairs<const N: usize>(src: &'static str, name: &str) -> [(&'static str, &'static str); N] {
     let words = list::<N>(src, name);
     let mut out = [("", ""); N];
     let mut k = 0;
     while k < N {
-        let b = words[k].as_bytes();
-        let mut e = 0;
-        while e < b.len() && b[e] != b'=' {
-            e += 1;
-        }
-        if e == 0 || e + 1 >= b.len() {
-            panic!("core/words/en.txt: an entry of a list of pairs is not `word=value`");
-        }
-        // `=` is ASCII, so both halves are whole UTF-8 and the `Err` arms are never taken.
-        let (word, value) = b.split_at(e);
-        let (_, value) = value.split_at(1);
-        out[k] = match (core::str::from_utf8(word), core::str::from_utf8(value)) {
-            (Ok(w), Ok(v)) => (w, v),
-            _ => panic!("core/words/en.txt: a pair is not UTF-8"),
-        };
+        out[k] = cut(words[k], b'=');
         k += 1;
     }
     out
@@ -151,22 +135,25 @@ const fn number(v: &str) -> u32 {
     n
 }
 
-/// A phrase of two words (`in_case`) cut at its `_`, at compile time (a cut at run time would cost a search per use).
+/// An entry cut at its separator (`=` between a word and its value, `_` between two words), at compile time (a cut
+/// at run time would cost a search per use).
+// Only ever evaluated at compile time, as `section`.
 #[allow(clippy::panic)]
-const fn cut(phrase: &'static str) -> (&'static str, &'static str) {
-    let b = phrase.as_bytes();
+const fn cut(entry: &'static str, separator: u8) -> (&'static str, &'static str) {
+    let b = entry.as_bytes();
     let mut e = 0;
-    while e < b.len() && b[e] != b'_' {
+    while e < b.len() && b[e] != separator {
         e += 1;
     }
     if e == 0 || e + 1 >= b.len() {
-        panic!("core/words/en.txt: a phrase of two words is not `first_second`");
+        panic!("core/words/en.txt: an entry is not `word=value` or `first_second` where its list needs it");
     }
+    // The separator is ASCII, so both halves are whole UTF-8 and the `Err` arm is never taken.
     let (first, second) = b.split_at(e);
     let (_, second) = second.split_at(1);
     match (core::str::from_utf8(first), core::str::from_utf8(second)) {
         (Ok(f), Ok(s)) => (f, s),
-        _ => panic!("core/words/en.txt: a phrase is not UTF-8"),
+        _ => panic!("core/words/en.txt: an entry is not UTF-8"),
     }
 }
 
@@ -175,7 +162,7 @@ const fn two_words<const N: usize>(list: &[&'static str]) -> [(&'static str, &'s
     let mut out = [("", ""); N];
     let mut k = 0;
     while k < N {
-        out[k] = cut(list[k]);
+        out[k] = cut(list[k], b'_');
         k += 1;
     }
     out
@@ -188,7 +175,7 @@ const fn two_word_pairs<const N: usize>(
     let mut out = [("", "", ""); N];
     let mut k = 0;
     while k < N {
-        let (f, s) = cut(list[k].0);
+        let (f, s) = cut(list[k].0, b'_');
         out[k] = (f, s, list[k].1);
         k += 1;
     }
