@@ -5,7 +5,7 @@
 use super::text::Text;
 use super::words::{
     AFTERNOON, DAY_OF_MONTH, LOWER_NOT_MONTH, Letters, MIDNIGHT, MONTH_NAMES_ONLY, MONTHS, MONTHS_UNABBREVIATED,
-    MORNING, NOON, ORDINAL_ENDINGS, TIME_RANGE_WORDS, has_folded, lengths, lookup, max, starts_with_phrase,
+    MORNING, NOON, ORDINAL_ENDINGS, TIME_RANGE_WORDS, WordSet, lengths, max, starts_with_phrase, word_set,
 };
 use crate::policy::Reading;
 
@@ -21,13 +21,8 @@ pub(crate) struct Found<V> {
 pub(crate) type Date = (Option<u16>, u8, u8);
 
 fn month_of(word: &str) -> Option<u8> {
-    // Most words are not months: reject on length, then compare.
-    const LENGTHS: (usize, usize) = lengths(MONTH_NAMES_ONLY);
-    const FIRST: Letters = Letters::of(MONTH_NAMES_ONLY, false);
-    if !(LENGTHS.0..=LENGTHS.1).contains(&word.len()) || !FIRST.has(word.as_bytes()[0]) {
-        return None;
-    }
-    lookup(MONTHS, word).and_then(|m| u8::try_from(m).ok())
+    const SET: WordSet = word_set!(MONTH_NAMES_ONLY, fold);
+    SET.value(MONTHS, word).and_then(|m| u8::try_from(m).ok())
 }
 
 fn digits_at(s: &[u8], i: usize) -> usize {
@@ -90,9 +85,11 @@ fn time_at(s: &str, i: usize) -> Option<Found<u16>> {
             end += 1;
         }
         let w = &s[i..end];
-        let value = if has_folded(NOON, w) {
+        const NOON_SET: WordSet = word_set!(NOON, fold);
+        const MIDNIGHT_SET: WordSet = word_set!(MIDNIGHT, fold);
+        let value = if NOON_SET.contains(w) {
             12 * 60
-        } else if has_folded(MIDNIGHT, w) {
+        } else if MIDNIGHT_SET.contains(w) {
             0
         } else {
             return None;
@@ -266,7 +263,7 @@ fn date_at(s: &str, i: usize, lower_may: bool, period_with_year: bool) -> Option
         }
         // Month name, optional period, space, day, optional ordinal and year: "Nov. 3rd, 2026".
         // Lower-case "may" is the verb ("you may 3 times"), never the month.
-        let m = month_of(&s[start..i]).filter(|_| !LOWER_NOT_MONTH.contains(&&s[start..i]))?;
+        let m = month_of(&s[start..i]).filter(|_| !NOT_MONTH.contains(&s[start..i]))?;
         let mut j = i;
         if b.get(j) == Some(&b'.') {
             j += 1;
@@ -343,7 +340,7 @@ fn date_at(s: &str, i: usize, lower_may: bool, period_with_year: bool) -> Option
                 j += 1;
             }
             let word = &s[ws..j];
-            if let Some(m) = month_of(word).filter(|_| !lower_may || !LOWER_NOT_MONTH.contains(&word))
+            if let Some(m) = month_of(word).filter(|_| !lower_may || !NOT_MONTH.contains(word))
                 && valid(u32::from(m), d)
             {
                 let mut end = j;
@@ -370,8 +367,12 @@ fn date_at(s: &str, i: usize, lower_may: bool, period_with_year: bool) -> Option
 
 /// Whether a month word is an abbreviation that a period may end ("Nov.", "Sept."): shorter than the month's name.
 fn is_abbreviation(word: &str) -> bool {
-    (3..=4).contains(&word.len()) && !has_folded(MONTHS_UNABBREVIATED, word)
+    const SET: WordSet = word_set!(MONTHS_UNABBREVIATED, fold);
+    (3..=4).contains(&word.len()) && !SET.contains(word)
 }
+
+/// `lower_may_no_month`: month names that in lower case are words.
+const NOT_MONTH: WordSet = word_set!(LOWER_NOT_MONTH);
 
 /// Every date in a reply, tried at word starts that can open one: a digit or a month's first letter.
 pub(crate) fn dates_in(text: &Text<'_>, reading: &Reading) -> Vec<Found<Date>> {

@@ -6,7 +6,8 @@ use super::money::{Money, number_word};
 use super::text::Text;
 use super::words::{
     AMOUNT_OFF, AMOUNT_OFF_NOT_SALE, DEAL_BOGO, DEAL_BUY, DEAL_FOLLOWERS, DEAL_FOR, DEAL_FREE, DEAL_GET, DEAL_HALF,
-    DEAL_HALF_AFTER, DISCOUNT_OF, FRACTION_AFTER, FRACTIONS, PERCENT, SALE, SAVE, SAVE_BOUND,
+    DEAL_HALF_AFTER, DISCOUNT_OF, FRACTION_AFTER, FRACTIONS, PERCENT, SALE, SAVE, SAVE_BOUND, WordSet, phrase_ends,
+    word_set,
 };
 use crate::decimal::Dec;
 use crate::policy::Reading;
@@ -50,6 +51,12 @@ fn lead_in(text: &Text<'_>, first: usize) -> Option<usize> {
     let w = text.word_at(p);
     if SAVE.contains(&w) {
         return Some(p);
+    }
+    // Most words before an amount close none of the phrases below: rejected at once.
+    const SAVE_BOUND_LAST: WordSet = word_set!(&phrase_ends::<{ SAVE_BOUND.len() }>(SAVE_BOUND, true));
+    const DISCOUNT_OF_LAST: WordSet = word_set!(&phrase_ends::<{ DISCOUNT_OF.len() }>(DISCOUNT_OF, true));
+    if !SAVE_BOUND_LAST.contains(w) && !DISCOUNT_OF_LAST.contains(w) {
+        return None;
     }
     // The phrase's words, walked back from the amount: its first token, if they are all there.
     let phrase_before = |phrase: &str| {

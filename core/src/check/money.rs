@@ -6,9 +6,9 @@
 use super::words::{
     AMOUNT_RANGE_WORDS, CENTS, CURRENCY_CODE_WORDS, CURRENCY_CODES, CURRENCY_CODES_MORE, CURRENCY_NOUN_WORDS,
     CURRENCY_NOUNS, CURRENCY_NOUNS_NOT_ALONE, CURRENCY_WORDS, CURRENCY_WORDS_ONLY, DOLLAR_PREFIXES, HUNDREDS,
-    LARGE_SCALES, Letters, MAGNITUDES, NATIONS, NATIONS_TWO, NUMBER_JOINING_FILLER, NUMBER_OPENING_FILLER,
-    NUMBER_WORDS, NUMBER_WORDS_ONLY, PERCENT, RANGE_FOLLOWERS, RUPEES, SIGNS_AFTER, STERLING, THOUSANDS,
-    US_DOLLARS_CUT, USD_GLUED_AFTER, USD_SIGN_AFTER, USD_WORDS_AFTER, has_folded, lengths, lookup, lookup_exact,
+    LARGE_SCALES, MAGNITUDES, NATIONS, NATIONS_TWO, NUMBER_JOINING_FILLER, NUMBER_OPENING_FILLER, NUMBER_WORDS,
+    NUMBER_WORDS_ONLY, PERCENT, RANGE_FOLLOWERS, RUPEES, SIGNS_AFTER, STERLING, THOUSANDS, US_DOLLARS_CUT,
+    USD_GLUED_AFTER, USD_SIGN_AFTER, USD_WORDS_AFTER, WordSet, lengths, word_set,
 };
 use crate::decimal::{Dec, MAX_UNITS, SCALE};
 use crate::policy::Reading;
@@ -62,7 +62,8 @@ fn symbol_currency(c: char) -> Option<Currency> {
 
 /// Letters glued before `$` that make it another dollar (`C$`, `A$`), or plain US (`US$`).
 fn dollar_prefix(letters: &str) -> Option<Currency> {
-    lookup_exact(DOLLAR_PREFIXES, letters).map(of_code)
+    const SET: WordSet = word_set!(pairs DOLLAR_PREFIXES);
+    SET.value(DOLLAR_PREFIXES, letters).map(of_code)
 }
 
 /// `dollar_code_before`: the code of a currency written with `$`, glued to it or one space before it (`NZD$49`, `AUD
@@ -87,35 +88,29 @@ fn dollar_code_before(s: &str, dollar: usize) -> Option<(usize, Currency)> {
 /// Upper-case codes must be written in capitals (so "try" or "all" in prose never count); the words
 /// and the codes that are not English words are matched in any case.
 fn code_currency(word: &str) -> Option<Currency> {
-    // Most words are prose: only a capital, or the first letter of a code written in lower case, can open a code,
-    // and codes are two or three letters (this test is cheaper than the comparisons below).
-    const LENGTHS: (usize, usize) = lengths(CURRENCY_CODE_WORDS);
-    const LOWER: Letters = Letters::lower_openers(CURRENCY_CODE_WORDS);
-    let b = word.as_bytes();
-    if !(LENGTHS.0..=LENGTHS.1).contains(&b.len()) || !(b[0].is_ascii_uppercase() || LOWER.has_exact(b[0])) {
-        return None;
-    }
-    lookup_exact(CURRENCY_CODES, word).map(of_code)
+    const SET: WordSet = word_set!(CURRENCY_CODE_WORDS);
+    SET.value(CURRENCY_CODES, word).map(of_code)
 }
 
 /// `more_currencies`: more currency codes, in capitals (codes that are common words in capitals, `PHP`, `MAD`, `PEN`,
 /// are left out: "PHP 8.2" is a version).
 fn more_code(word: &str) -> Option<Currency> {
-    (word.len() == 3 && word.bytes().all(|c| c.is_ascii_uppercase()))
-        .then(|| CURRENCY_CODES_MORE.iter().find(|&&c| c == word).map(|&c| Currency::Other(c)))
-        .flatten()
+    const SET: WordSet = word_set!(CURRENCY_CODES_MORE);
+    SET.index(word).map(|k| Currency::Other(CURRENCY_CODES_MORE[k]))
 }
 
 /// Words after a number: `49 dollars`, `5 euros`, `99 cents`. Returns the currency and whether it is cents.
 fn word_currency(word: &str) -> Option<(Currency, bool)> {
     const LONGEST: usize = lengths(CURRENCY_WORDS_ONLY).1;
+    const CENT: WordSet = word_set!(CENTS, fold);
+    const SET: WordSet = word_set!(CURRENCY_WORDS_ONLY, fold);
     if word.len() > LONGEST {
         return None;
     }
-    if has_folded(CENTS, word) {
+    if CENT.contains(word) {
         return Some((Currency::Usd, true));
     }
-    match lookup(CURRENCY_WORDS, word) {
+    match SET.value(CURRENCY_WORDS, word) {
         Some(code) => Some((of_code(code), false)),
         None => code_currency(word).map(|c| (c, false)),
     }
@@ -145,22 +140,18 @@ impl Lower {
 /// A currency noun after a number or a nation (`francs`, `dollars`), with the currency it names alone. `None`
 /// inside means the noun needs a nation or a second word (`pounds` alone is a weight, `won` a verb).
 fn currency_noun(w: &str) -> Option<Option<Currency>> {
-    // This runs after every bare number: most words are rejected on their first letter.
-    const FIRST: Letters = Letters::of(CURRENCY_NOUN_WORDS, false);
-    const FIRST_NOT_ALONE: Letters = Letters::of(CURRENCY_NOUNS_NOT_ALONE, false);
-    let first = w.as_bytes().first().copied().unwrap_or(0);
-    if !FIRST.has(first) && !FIRST_NOT_ALONE.has(first) {
-        return None;
-    }
-    if has_folded(CURRENCY_NOUNS_NOT_ALONE, w) {
+    const NOT_ALONE: WordSet = word_set!(CURRENCY_NOUNS_NOT_ALONE, fold);
+    const SET: WordSet = word_set!(CURRENCY_NOUN_WORDS, fold);
+    if NOT_ALONE.contains(w) {
         return Some(None);
     }
-    lookup(CURRENCY_NOUNS, w).map(|code| Some(of_code(code)))
+    SET.value(CURRENCY_NOUNS, w).map(|code| Some(of_code(code)))
 }
 
 /// A nation's adjective (capitalised, as written) and its currency: `Swiss` → CHF, `Canadian` → CAD.
 fn nation_currency(w: &str) -> Option<Currency> {
-    lookup_exact(NATIONS, w).map(of_code)
+    const SET: WordSet = word_set!(pairs NATIONS);
+    SET.value(NATIONS, w).map(of_code)
 }
 
 /// `currency_after_amount`: a currency named in words after a number (`79 Swiss francs`, `79 Canadian dollars`, `79
@@ -220,17 +211,17 @@ fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Cur
     }
 }
 
+/// `amount_words`: a word that may open a number in words without being one.
+const OPENING_FILLER: WordSet = word_set!(NUMBER_OPENING_FILLER, fold);
+/// `more_currencies`: the abbreviation of rupees, as written.
+const RUPEE: WordSet = word_set!(pairs RUPEES);
+/// The word for `%`, any case.
+const PERCENT_SET: WordSet = word_set!(PERCENT, fold);
+
 /// The value of one number word: `one` … `nineteen`, and the tens `twenty` … `ninety` (any case).
 pub(crate) fn number_word(w: &str) -> Option<u32> {
-    // This runs on every word of a reply: most are rejected on their length and their first and last letters.
-    const LENGTHS: (usize, usize) = lengths(NUMBER_WORDS_ONLY);
-    const FIRST: Letters = Letters::of(NUMBER_WORDS_ONLY, false);
-    const LAST: Letters = Letters::of(NUMBER_WORDS_ONLY, true);
-    let b = w.as_bytes();
-    if !(LENGTHS.0..=LENGTHS.1).contains(&w.len()) || !FIRST.has(b[0]) || !LAST.has(b[b.len() - 1]) {
-        return None;
-    }
-    lookup(NUMBER_WORDS, w)
+    const SET: WordSet = word_set!(NUMBER_WORDS_ONLY, fold);
+    SET.value(NUMBER_WORDS, w)
 }
 
 /// `amount_words`: a whole number in words at `i`: "forty-nine", "one hundred and forty-nine", "a hundred",
@@ -238,6 +229,10 @@ pub(crate) fn number_word(w: &str) -> Option<u32> {
 /// `million` and `billion` too ("two million", "a billion", "two million five hundred thousand"); with `scale_comma`,
 /// a comma after a scale word goes on with the number.
 fn number_words(s: &str, i: usize, reading: &Reading) -> Option<(usize, Dec)> {
+    const JOINING_FILLER: WordSet = word_set!(NUMBER_JOINING_FILLER, fold);
+    const HUNDRED: WordSet = word_set!(pairs HUNDREDS, fold);
+    const THOUSAND: WordSet = word_set!(pairs THOUSANDS, fold);
+    const LARGE: WordSet = word_set!(pairs LARGE_SCALES, fold);
     let scales = reading.scale_words;
     let b = s.as_bytes();
     let (mut total, mut current, mut end, mut any) = (0u64, 0u64, i, false);
@@ -247,9 +242,9 @@ fn number_words(s: &str, i: usize, reading: &Reading) -> Option<(usize, Dec)> {
         if w.is_empty() || is_alnum_at(s, j + w.len()) && j + w.len() < s.len() {
             break;
         }
-        let filler = (has_folded(NUMBER_OPENING_FILLER, w) && !any) || (has_folded(NUMBER_JOINING_FILLER, w) && any);
-        let hundred = lookup(HUNDREDS, w);
-        let scale = lookup(THOUSANDS, w).or_else(|| lookup(LARGE_SCALES, w).filter(|_| scales));
+        let filler = (OPENING_FILLER.contains(w) && !any) || (JOINING_FILLER.contains(w) && any);
+        let hundred = HUNDRED.value(HUNDREDS, w);
+        let scale = THOUSAND.value(THOUSANDS, w).or_else(|| LARGE.value(LARGE_SCALES, w).filter(|_| scales));
         if let Some(v) = number_word(w) {
             current = current.saturating_add(u64::from(v));
         } else if let Some(h) = hundred.filter(|_| any || j > i) {
@@ -266,7 +261,7 @@ fn number_words(s: &str, i: usize, reading: &Reading) -> Option<(usize, Dec)> {
         }
         j += w.len();
         // `scale_comma`: "one thousand, one hundred forty-nine": a comma after a scale word goes on with the number.
-        let scale_word = lookup(THOUSANDS, w).or_else(|| lookup(LARGE_SCALES, w)).is_some();
+        let scale_word = THOUSAND.contains(w) || LARGE.contains(w);
         if reading.scale_comma
             && scale_word
             && s[j..].starts_with(", ")
@@ -430,7 +425,9 @@ fn read_number(s: &str, i: usize, reading: &Reading) -> Option<Number> {
     if reading.magnitudes {
         // Magnitudes glued to the number (`$10k`, `$1.5M`, `$2bn`) or spelled out (`$2 million`).
         let glued = ascii_word_at(s, j);
-        let mult: Option<(i128, usize)> = lookup_exact(MAGNITUDES, glued)
+        const MAGNITUDE: WordSet = word_set!(pairs MAGNITUDES);
+        let mult: Option<(i128, usize)> = MAGNITUDE
+            .value(MAGNITUDES, glued)
             .map(|m| (i128::from(m), glued.len()))
             .filter(|_| !is_alnum_at(s, j + glued.len()));
         let spelled = if mult.is_none() && b.get(j) == Some(&b' ') {
@@ -536,7 +533,7 @@ pub(crate) fn find(s: &str, reading: &Reading) -> Vec<Money> {
             // `more_currencies`: "Rs 4,999", "Rs. 4,999" (rupees).
             if reading.more_currencies
                 && prefix.is_none()
-                && let Some(code) = lookup_exact(RUPEES, w)
+                && let Some(code) = RUPEE.value(RUPEES, w)
             {
                 let dot = usize::from(b.get(i + w.len()) == Some(&b'.'));
                 let n = skip_space(s, i + w.len() + dot);
@@ -548,7 +545,7 @@ pub(crate) fn find(s: &str, reading: &Reading) -> Vec<Money> {
             if prefix.is_none()
                 && reading.amount_words
                 && (number_word(w).is_some()
-                    || has_folded(NUMBER_OPENING_FILLER, w) && {
+                    || OPENING_FILLER.contains(w) && {
                         // A scale word one space after: "a hundred", "a thousand" ("a million" with `scale_words`).
                         let after = s[i + w.len()..].strip_prefix(' ').unwrap_or_default();
                         let large = LARGE_SCALES.iter().filter(|_| reading.scale_words);
@@ -744,7 +741,7 @@ fn range_tail(s: &str, end: usize, first: Money, reading: &Reading, out: &mut Ve
         }
     }
     let after = skip_space(s, num.end);
-    if b.get(num.end) == Some(&b'%') || b.get(after) == Some(&b'%') || has_folded(PERCENT, ascii_word_at(s, after)) {
+    if b.get(num.end) == Some(&b'%') || b.get(after) == Some(&b'%') || PERCENT_SET.contains(ascii_word_at(s, after)) {
         return end;
     }
     if s[after..].chars().next().is_some_and(char::is_alphabetic) {

@@ -9,11 +9,11 @@ use super::text::Text;
 use super::words::{
     ADVERB_ENDING, ADVERBS, ADVERBS_BEFORE_NOT, AUX_AFTER, AUX_BEFORE, AUXILIARIES_STEPPED, CONDITIONALS,
     CONDITIONALS_MORE, CONDITIONS_TWO_WORDS_CUT, CUES, DETERMINERS, DOUBLING_ENDINGS, E_STEM, E_STEM_ENDINGS, ENDINGS,
-    HEDGES, HYPHENATED_NO, HYPHENATED_NO_NEGATES, Letters, MODALS, NEGATIVE_AUXILIARIES, NEGATIVE_ENDING,
-    NO_LONGER_CUT, NOT, NOT_NEVER, NOT_TO, ONCE_AGAIN_CUT, PLURAL_ENDING, POSSESSIVE, PREPOSITIONS,
-    PRESENT_AUXILIARIES, PRESENT_CONTRACTIONS, PROGRESSIVE_AUXILIARY, PSEUDO_NEGATIONS, QUESTION_OPENERS, REASSURANCES,
-    RULE_AUXILIARIES, TEMPORAL, TIMES_TO_COME_TWO_WORDS_CUT, UNDOUBLED_FINALS, WILL_CONTRACTIONS, WOULD_CONTRACTIONS,
-    Y_STEM, Y_STEM_ENDINGS, any_phrase_at, pair_ends,
+    HEDGES, HYPHENATED_NO, HYPHENATED_NO_NEGATES, MODALS, NEGATIVE_AUXILIARIES, NEGATIVE_ENDING, NO_LONGER_CUT, NOT,
+    NOT_NEVER, NOT_TO, ONCE_AGAIN_CUT, PLURAL_ENDING, POSSESSIVE, PREPOSITIONS, PRESENT_AUXILIARIES,
+    PRESENT_CONTRACTIONS, PROGRESSIVE_AUXILIARY, PSEUDO_NEGATIONS, QUESTION_OPENERS, REASSURANCES, RULE_AUXILIARIES,
+    TEMPORAL, TIMES_TO_COME_TWO_WORDS_CUT, UNDOUBLED_FINALS, WILL_CONTRACTIONS, WOULD_CONTRACTIONS, WordSet, Y_STEM,
+    Y_STEM_ENDINGS, any_phrase_at, pair_ends, phrase_starts, word_set,
 };
 use crate::policy::Reading;
 
@@ -310,7 +310,7 @@ pub(crate) fn find_phrase<'t>(
 /// `hedges`: hedges that leave what follows them in their clause unclaimed, however far ("I don't think we'll be
 /// able to guarantee that", "I'm not sure your order has been shipped", "there's no record that it was cancelled").
 fn hedge(text: &Text<'_>, k: usize) -> bool {
-    const FIRST: Letters = Letters::of(HEDGES, false);
+    const FIRST: (WordSet, WordSet) = phrase_starts!(HEDGES);
     any_phrase_at(text, k, HEDGES, &FIRST)
 }
 
@@ -320,7 +320,8 @@ fn negative_ending(w: &str) -> bool {
 }
 
 fn is_cue(w: &str) -> bool {
-    CUES.contains(&w) || negative_ending(w)
+    const SET: WordSet = word_set!(CUES);
+    SET.contains(w) || negative_ending(w)
 }
 
 /// "not only", "no doubt", "without a doubt", "nothing but": cue words that do not negate. With `reassurances` also
@@ -328,8 +329,8 @@ fn is_cue(w: &str) -> bool {
 /// `no` hyphenated into a modifier, with `hyphenated_no` ("a no-quibble guarantee", "your no-show fee"; "no-one" still
 /// negates).
 fn pseudo_negation(text: &Text<'_>, k: usize, reading: &Reading) -> bool {
-    const REASSURING: Letters = Letters::of(REASSURANCES, false);
-    const PSEUDO: Letters = Letters::of(PSEUDO_NEGATIONS, false);
+    const REASSURING: (WordSet, WordSet) = phrase_starts!(REASSURANCES);
+    const PSEUDO: (WordSet, WordSet) = phrase_starts!(PSEUDO_NEGATIONS);
     let reassurance = reading.reassurances && any_phrase_at(text, k, REASSURANCES, &REASSURING);
     let hyphenated = reading.hyphenated_no
         && HYPHENATED_NO.contains(&text.word_at(k))

@@ -182,6 +182,72 @@ const fn two_word_pairs<const N: usize>(
     out
 }
 
+/// The first (or with `last`, the last) word of each phrase of a list of phrases (words joined by `_`): a set of them
+/// rejects at once a word that opens (or closes) none of the phrases.
+pub(crate) const fn phrase_ends<const N: usize>(list: &[&'static str], last: bool) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut k = 0;
+    while k < N {
+        let b = list[k].as_bytes();
+        let mut at = None;
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'_' && (last || at.is_none()) {
+                at = Some(i);
+            }
+            i += 1;
+        }
+        out[k] = match at {
+            Some(i) if last => cut_at(list[k], i + 1, b.len()),
+            Some(i) => cut_at(list[k], 0, i),
+            None => list[k],
+        };
+        k += 1;
+    }
+    out
+}
+
+/// The second word of each phrase of a list of phrases (a phrase of one word is kept whole: [`any_phrase_at`] never
+/// matches it, so it only weakens the test).
+pub(crate) const fn second_words<const N: usize>(list: &[&'static str]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut k = 0;
+    while k < N {
+        let b = list[k].as_bytes();
+        let (mut first, mut i) = (None, 0);
+        let mut second = None;
+        while i < b.len() {
+            if b[i] == b'_' {
+                if first.is_none() {
+                    first = Some(i);
+                } else if second.is_none() {
+                    second = Some(i);
+                }
+            }
+            i += 1;
+        }
+        out[k] = match (first, second) {
+            (Some(a), Some(z)) => cut_at(list[k], a + 1, z),
+            (Some(a), None) => cut_at(list[k], a + 1, b.len()),
+            _ => list[k],
+        };
+        k += 1;
+    }
+    out
+}
+
+/// The bytes `start..end` of `s`, cut at ASCII bytes (so always UTF-8).
+// Only ever evaluated at compile time, as `section`.
+#[allow(clippy::panic)]
+const fn cut_at(s: &'static str, start: usize, end: usize) -> &'static str {
+    let (head, _) = s.as_bytes().split_at(end);
+    let (_, part) = head.split_at(start);
+    match core::str::from_utf8(part) {
+        Ok(p) => p,
+        Err(_) => panic!("core/words/en.txt: a phrase is not UTF-8"),
+    }
+}
+
 /// The pairs of a list whose values are numbers.
 const fn numbered<const N: usize>(p: &[(&'static str, &'static str)]) -> [(&'static str, u32); N] {
     let mut out = [("", 0); N];
@@ -212,25 +278,6 @@ impl Letters {
         Letters(set)
     }
 
-    /// The lower-case bytes that the words of a table open with (an upper-case opener is tested apart).
-    pub(crate) const fn lower_openers(words: &[&str]) -> Letters {
-        let mut set = [false; 256];
-        let mut k = 0;
-        while k < words.len() {
-            let b = words[k].as_bytes();
-            if !b.is_empty() && b[0].is_ascii_lowercase() {
-                set[b[0] as usize] = true;
-            }
-            k += 1;
-        }
-        Letters(set)
-    }
-
-    /// Whether `c` itself (not folded) is in a set made by `lower_openers`.
-    pub(crate) fn has_exact(&self, c: u8) -> bool {
-        self.0[c as usize]
-    }
-
     /// Whether `c`, folded to lower case, is in the set.
     pub(crate) fn has(&self, c: u8) -> bool {
         self.0[c.to_ascii_lowercase() as usize]
@@ -254,7 +301,7 @@ pub(crate) const fn lengths(words: &[&str]) -> (usize, usize) {
 }
 
 /// The words of a table of pairs.
-const fn firsts<const N: usize>(p: &[(&'static str, &'static str)]) -> [&'static str; N] {
+pub(crate) const fn firsts<V: Copy, const N: usize>(p: &[(&'static str, V)]) -> [&'static str; N] {
     let mut out = [""; N];
     let mut k = 0;
     while k < N {
@@ -264,19 +311,163 @@ const fn firsts<const N: usize>(p: &[(&'static str, &'static str)]) -> [&'static
     out
 }
 
-/// The value of `word` (compared as folded to lower case) in a table of pairs.
-pub(crate) fn lookup<V: Copy>(table: &[(&str, V)], word: &str) -> Option<V> {
-    table.iter().find(|(w, _)| w.len() == word.len() && w.eq_ignore_ascii_case(word)).map(|&(_, v)| v)
+/// A table's words hashed into open-addressed slots at compile time, so that a lookup costs a hash of the word and a
+/// probe or two whatever the table's length, where a scan of the table costs a comparison per word (most words of
+/// a reply are in no table: they are rejected on their length, their first byte, or the hash kept in their slot).
+/// Made by [`word_set!`]; a `fold` set hashes and compares words folded to ASCII lower case.
+pub(crate) struct WordSet {
+    /// The table's words, in the file's order: a hit is an index into them (and into the table of pairs they
+    /// come from).
+    words: &'static [&'static str],
+    /// A power of two of slots, at least twice the words: (index of a word + 1, or 0 for an empty slot; its hash).
+    slots: &'static [(u16, u32)],
+    /// Bit `n` set when a word is `n` bytes long (words of 64 bytes or more are in no table).
+    lens: u64,
+    /// The bytes the words open with (both cases, in a `fold` set).
+    first: [bool; 256],
+    fold: bool,
 }
 
-/// The value of `word`, compared exactly as written, in a table of pairs.
-pub(crate) fn lookup_exact<V: Copy>(table: &[(&str, V)], word: &str) -> Option<V> {
-    table.iter().find(|(w, _)| *w == word).map(|&(_, v)| v)
+/// FNV-1a over a word's bytes, folded to ASCII lower case in a `fold` set.
+#[inline(always)]
+const fn hash(b: &[u8], fold: bool) -> u32 {
+    let (mut h, mut i) = (0x811c_9dc5_u32, 0);
+    while i < b.len() {
+        let c = if fold { b[i].to_ascii_lowercase() } else { b[i] };
+        h = (h ^ c as u32).wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    h
 }
 
-/// Whether `word` is in `table`, compared as folded to lower case (the tables are written folded).
-pub(crate) fn has_folded(table: &[&str], word: &str) -> bool {
-    table.iter().any(|w| w.len() == word.len() && w.eq_ignore_ascii_case(word))
+/// The number of slots of a set of `n` words: a power of two, at least `2n`.
+pub(crate) const fn slot_count(n: usize) -> usize {
+    (2 * n).next_power_of_two()
+}
+
+/// The slots of a set of `words`, each word in the first free slot from its hash on.
+// Only ever evaluated at compile time, as `section`: a table too large for its index is a build error.
+#[allow(clippy::panic)]
+pub(crate) const fn slots<const S: usize>(words: &[&str], fold: bool) -> [(u16, u32); S] {
+    if words.len() >= u16::MAX as usize || S < 2 * words.len() || !S.is_power_of_two() {
+        panic!("core/words/en.txt: a table too large for its set");
+    }
+    let mut out = [(0u16, 0u32); S];
+    let mut k = 0;
+    while k < words.len() {
+        let h = hash(words[k].as_bytes(), fold);
+        let mut i = h as usize & (S - 1);
+        while out[i].0 != 0 {
+            i = (i + 1) & (S - 1);
+        }
+        out[i] = (k as u16 + 1, h);
+        k += 1;
+    }
+    out
+}
+
+/// The lengths of `words`, as bits.
+// Only ever evaluated at compile time, as `section`.
+#[allow(clippy::panic)]
+pub(crate) const fn length_bits(words: &[&str]) -> u64 {
+    let (mut bits, mut k) = (0u64, 0);
+    while k < words.len() {
+        if words[k].is_empty() || words[k].len() >= 64 {
+            panic!("core/words/en.txt: a word empty or of 64 bytes or more");
+        }
+        bits |= 1 << words[k].len();
+        k += 1;
+    }
+    bits
+}
+
+/// The bytes `words` open with; both cases of each in a `fold` set.
+pub(crate) const fn opening_bytes(words: &[&str], fold: bool) -> [bool; 256] {
+    let mut set = [false; 256];
+    let mut k = 0;
+    while k < words.len() {
+        let c = words[k].as_bytes()[0];
+        set[c as usize] = true;
+        if fold {
+            set[c.to_ascii_lowercase() as usize] = true;
+            set[c.to_ascii_uppercase() as usize] = true;
+        }
+        k += 1;
+    }
+    set
+}
+
+/// A [`WordSet`] of a table of words, made at compile time: `word_set!(TABLE)` compares words as written,
+/// `word_set!(TABLE, fold)` folded to ASCII lower case; `word_set!(pairs TABLE)` takes the words of a table of pairs
+/// (then [`WordSet::value`] reads their values).
+macro_rules! word_set {
+    ($words:expr) => {
+        $crate::check::words::word_set!($words, false)
+    };
+    ($words:expr, fold) => {
+        $crate::check::words::word_set!($words, true)
+    };
+    (pairs $pairs:expr) => {
+        $crate::check::words::word_set!(&$crate::check::words::firsts::<_, { $pairs.len() }>($pairs), false)
+    };
+    (pairs $pairs:expr, fold) => {
+        $crate::check::words::word_set!(&$crate::check::words::firsts::<_, { $pairs.len() }>($pairs), true)
+    };
+    ($words:expr, $fold:literal) => {
+        $crate::check::words::WordSet::new(
+            $words,
+            &$crate::check::words::slots::<{ $crate::check::words::slot_count($words.len()) }>($words, $fold),
+            $fold,
+        )
+    };
+}
+pub(crate) use word_set;
+
+impl WordSet {
+    /// A set of `words` over `slots` made by [`slots`] with the same `fold`.
+    pub(crate) const fn new(words: &'static [&'static str], slots: &'static [(u16, u32)], fold: bool) -> WordSet {
+        WordSet { words, slots, lens: length_bits(words), first: opening_bytes(words, fold), fold }
+    }
+
+    /// The index of `w` in the table, if it is there. Always inlined: the set is a constant, so its length bits, its
+    /// opening bytes and `fold` are known where it is asked, and most words are rejected in a few instructions.
+    #[inline(always)]
+    pub(crate) fn index(&self, w: &str) -> Option<usize> {
+        let b = w.as_bytes();
+        if b.len() >= 64 || self.lens >> b.len() & 1 == 0 || !self.first[b[0] as usize] {
+            return None;
+        }
+        let h = hash(b, self.fold);
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let (k, hk) = self.slots[i];
+            if k == 0 {
+                return None;
+            }
+            let k = usize::from(k - 1);
+            if hk == h {
+                let word = self.words[k].as_bytes();
+                let same = if self.fold { word.eq_ignore_ascii_case(b) } else { word == b };
+                if same {
+                    return Some(k);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Whether `w` is in the table.
+    #[inline(always)]
+    pub(crate) fn contains(&self, w: &str) -> bool {
+        self.index(w).is_some()
+    }
+
+    /// The value of `w` in `pairs`, the table of pairs the set's words were taken from (in the same order).
+    #[inline(always)]
+    pub(crate) fn value<V: Copy>(&self, pairs: &[(&str, V)], w: &str) -> Option<V> {
+        self.index(w).and_then(|k| pairs.get(k)).map(|&(_, v)| v)
+    }
 }
 
 /// Whether the words from token `k` on are those of `phrase` (words joined by `_`), whatever stands between them.
@@ -284,13 +475,31 @@ pub(crate) fn phrase_at(text: &super::text::Text<'_>, k: usize, phrase: &str) ->
     phrase.split('_').enumerate().all(|(n, w)| text.toks.get(k + n).is_some_and(|t| text.word(t) == w))
 }
 
-/// Whether a phrase of `list` opens at token `k`; `first`, the letters its phrases open with (made from `list` at
-/// compile time), rejects most words at once: this runs on the words before every match.
-pub(crate) fn any_phrase_at(text: &super::text::Text<'_>, k: usize, list: &[&str], first: &Letters) -> bool {
+/// Whether a phrase of `list` opens at token `k`; `ends`, the sets of its phrases' first and second words (made from
+/// `list` at compile time by [`phrase_ends`] and [`second_words`]), reject most words at once: this runs on the words
+/// before every match.
+#[inline(always)]
+pub(crate) fn any_phrase_at(text: &super::text::Text<'_>, k: usize, list: &[&str], ends: &(WordSet, WordSet)) -> bool {
     let w = text.word_at(k);
-    w.as_bytes().first().is_some_and(|&c| first.has(c))
+    first_two(text, k, w, ends)
         && list.iter().any(|p| p.strip_prefix(w).is_some_and(|rest| rest.starts_with('_')) && phrase_at(text, k, p))
 }
+
+/// Whether token `k`, whose word is `w`, and the token after it are in the sets of first and second words `ends`.
+fn first_two(text: &super::text::Text<'_>, k: usize, w: &str, ends: &(WordSet, WordSet)) -> bool {
+    ends.0.contains(w) && text.toks.get(k + 1).is_some_and(|t| ends.1.contains(text.word(t)))
+}
+
+/// The sets of the first and the second words of a list of phrases, for [`any_phrase_at`].
+macro_rules! phrase_starts {
+    ($list:expr) => {
+        (
+            $crate::check::words::word_set!(&$crate::check::words::phrase_ends::<{ $list.len() }>($list, false)),
+            $crate::check::words::word_set!(&$crate::check::words::second_words::<{ $list.len() }>($list)),
+        )
+    };
+}
+pub(crate) use phrase_starts;
 
 /// Whether `word`, with `before` the word before it, ends a two-word phrase of `list` (`in_case`).
 pub(crate) fn pair_ends(list: &[(&str, &str)], before: Option<&str>, word: &str) -> bool {
@@ -601,7 +810,7 @@ pair_tables! {
 /// The number words with their values.
 pub(crate) const NUMBER_WORDS: &[(&str, u32)] = &numbered::<{ count(EN, "number_words") }>(NUMBER_WORD_VALUES);
 /// The number words alone.
-pub(crate) const NUMBER_WORDS_ONLY: &[&str] = &firsts::<{ count(EN, "number_words") }>(NUMBER_WORD_VALUES);
+pub(crate) const NUMBER_WORDS_ONLY: &[&str] = &firsts::<_, { count(EN, "number_words") }>(NUMBER_WORD_VALUES);
 /// `amount_words`: the word that multiplies the number before it, and by what.
 pub(crate) const HUNDREDS: &[(&str, u32)] = &numbered::<{ count(EN, "hundreds") }>(HUNDRED_VALUES);
 /// Scale words read in every version that reads amounts in words.
@@ -643,14 +852,14 @@ pub(crate) const STERLING: &[(&str, &str, &str)] = &two_word_pairs::<{ count(EN,
 /// Fractions that are a percent off, with the percent.
 pub(crate) const FRACTIONS: &[(&str, u32)] = &numbered::<{ count(EN, "fractions") }>(FRACTION_VALUES);
 /// The currency codes' words alone.
-pub(crate) const CURRENCY_CODE_WORDS: &[&str] = &firsts::<{ count(EN, "currency_codes") }>(CURRENCY_CODES);
+pub(crate) const CURRENCY_CODE_WORDS: &[&str] = &firsts::<_, { count(EN, "currency_codes") }>(CURRENCY_CODES);
 /// The currency nouns alone.
-pub(crate) const CURRENCY_NOUN_WORDS: &[&str] = &firsts::<{ count(EN, "currency_nouns") }>(CURRENCY_NOUNS);
+pub(crate) const CURRENCY_NOUN_WORDS: &[&str] = &firsts::<_, { count(EN, "currency_nouns") }>(CURRENCY_NOUNS);
 /// The currency words alone.
-pub(crate) const CURRENCY_WORDS_ONLY: &[&str] = &firsts::<{ count(EN, "currency_words") }>(CURRENCY_WORDS);
+pub(crate) const CURRENCY_WORDS_ONLY: &[&str] = &firsts::<_, { count(EN, "currency_words") }>(CURRENCY_WORDS);
 
 /// Month names and short forms alone.
-pub(crate) const MONTH_NAMES_ONLY: &[&str] = &firsts::<{ count(EN, "months") }>(MONTH_NAMES);
+pub(crate) const MONTH_NAMES_ONLY: &[&str] = &firsts::<_, { count(EN, "months") }>(MONTH_NAMES);
 
 /// Month names and short forms with their numbers (1 to 12).
 pub(crate) const MONTHS: &[(&str, u32)] = &numbered::<{ count(EN, "months") }>(MONTH_NAMES);
@@ -692,6 +901,113 @@ mod tests {
         assert!(MONTHS.iter().all(|(_, m)| (1..=12).contains(m)));
         assert_eq!(MODALS, ["will", "would", "can", "could", "should", "may", "might", "must", "shall", "to"]);
         assert_eq!(CURRENCY_CODES_MORE.len(), 25);
+    }
+
+    /// A linear scan of a table: what a [`WordSet`] must agree with.
+    fn scan(words: &[&str], w: &str, fold: bool) -> Option<usize> {
+        words.iter().position(|x| if fold { x.eq_ignore_ascii_case(w) } else { *x == w })
+    }
+
+    /// Words that are in no table near the words of `words`: each word with a byte changed, cut, lengthened, in
+    /// capitals, and empty or long.
+    fn near_misses(words: &[&str]) -> Vec<String> {
+        let mut out = vec![String::new(), "x".repeat(70), "\u{e9}t\u{e9}".to_owned()];
+        for w in words {
+            let mut b = w.as_bytes().to_vec();
+            out.push(w.to_uppercase());
+            out.push(format!("{w}s"));
+            out.push(format!("{w}{w}"));
+            let mut cut = w.chars();
+            cut.next_back();
+            out.push(cut.as_str().to_owned());
+            for i in 0..b.len() {
+                let c = b[i];
+                b[i] = if c == b'z' { b'a' } else { c.wrapping_add(1) };
+                if let Ok(s) = std::str::from_utf8(&b) {
+                    out.push(s.to_owned());
+                }
+                b[i] = c;
+            }
+        }
+        out
+    }
+
+    /// Every table's set finds every word of the table at its index, as written and (in a folded set) in capitals,
+    /// and agrees with a linear scan on generated words that are not in it; the sets of phrases' first and last
+    /// words agree with a scan of the words they were cut from.
+    #[test]
+    fn word_sets_agree_with_a_linear_scan() {
+        macro_rules! check {
+            ($set:expr, $words:expr, $fold:expr) => {{
+                let (set, words): (WordSet, &[&str]) = ($set, $words);
+                for w in words {
+                    assert_eq!(set.index(w), scan(words, w, $fold), "{w}");
+                    if $fold {
+                        assert_eq!(set.index(&w.to_uppercase()), scan(words, w, true), "{w}");
+                    }
+                }
+                for w in near_misses(words) {
+                    assert_eq!(set.index(&w), scan(words, &w, $fold), "{w:?}");
+                }
+            }};
+        }
+        // Every list, as written and folded (the `const` sets are made by the same macro as below).
+        for (name, words) in TABLES {
+            let exact = WordSet::new(words, Box::leak(slots_for(words, false).into_boxed_slice()), false);
+            let folded = WordSet::new(words, Box::leak(slots_for(words, true).into_boxed_slice()), true);
+            for w in near_misses(words).iter().map(String::as_str).chain(words.iter().copied()) {
+                assert_eq!(exact.index(w), scan(words, w, false), "{name}: {w:?}");
+                assert_eq!(folded.index(w), scan(words, w, true), "{name}: {w:?}");
+            }
+        }
+        for (name, pairs) in PAIR_TABLES {
+            let words: &'static [&str] =
+                Box::leak(pairs.iter().map(|(w, _)| *w).collect::<Vec<_>>().into_boxed_slice());
+            let set = WordSet::new(words, Box::leak(slots_for(words, true).into_boxed_slice()), true);
+            for w in near_misses(words).iter().map(String::as_str).chain(words.iter().copied()) {
+                assert_eq!(set.index(w), scan(words, w, true), "{name}: {w:?}");
+                assert_eq!(set.value(pairs, w), scan(words, w, true).map(|k| pairs[k].1), "{name}: {w:?}");
+            }
+        }
+        // The `const` sets the scanners use, made at compile time.
+        const MONTH: WordSet = word_set!(MONTH_NAMES_ONLY, fold);
+        const CODE: WordSet = word_set!(CURRENCY_CODE_WORDS);
+        const NUMBER: WordSet = word_set!(NUMBER_WORDS_ONLY, fold);
+        const CLAUSE: WordSet = word_set!(CLAUSE_WORDS);
+        const ABBREVIATION: WordSet = word_set!(ABBREVIATIONS);
+        const PSEUDO: (WordSet, WordSet) = phrase_starts!(PSEUDO_NEGATIONS);
+        const LAST: WordSet = word_set!(&phrase_ends::<{ SAVE_BOUND.len() }>(SAVE_BOUND, true));
+        check!(MONTH, MONTH_NAMES_ONLY, true);
+        check!(CODE, CURRENCY_CODE_WORDS, false);
+        check!(NUMBER, NUMBER_WORDS_ONLY, true);
+        check!(CLAUSE, CLAUSE_WORDS, false);
+        check!(ABBREVIATION, ABBREVIATIONS, false);
+        let (first, second) = PSEUDO;
+        for p in PSEUDO_NEGATIONS {
+            let mut words = p.split('_');
+            assert!(first.contains(words.next().unwrap_or_default()), "{p}");
+            assert!(second.contains(words.next().unwrap_or_default()), "{p}");
+        }
+        let last = LAST;
+        assert!(SAVE_BOUND.iter().all(|p| last.contains(p.rsplit('_').next().unwrap_or_default())));
+        assert!(!last.contains("save") && !last.contains("up"));
+    }
+
+    /// The slots of a set made at run time (the sets of the scanners are made at compile time by the same `const fn`),
+    /// so that every list can be tried in a loop.
+    fn slots_for(words: &[&str], fold: bool) -> Vec<(u16, u32)> {
+        match slot_count(words.len()) {
+            2 => slots::<2>(words, fold).to_vec(),
+            4 => slots::<4>(words, fold).to_vec(),
+            8 => slots::<8>(words, fold).to_vec(),
+            16 => slots::<16>(words, fold).to_vec(),
+            32 => slots::<32>(words, fold).to_vec(),
+            64 => slots::<64>(words, fold).to_vec(),
+            128 => slots::<128>(words, fold).to_vec(),
+            256 => slots::<256>(words, fold).to_vec(),
+            512 => slots::<512>(words, fold).to_vec(),
+            _ => slots::<1024>(words, fold).to_vec(),
+        }
     }
 
     /// The string literals of Rust source `src` (outside comments and char literals), escapes `\u{…}` dropped.
