@@ -4,8 +4,8 @@
 
 use super::text::Text;
 use super::words::{
-    AFTERNOON, DAY_OF_MONTH, LOWER_NOT_MONTH, Letters, MIDNIGHT, MONTH_NAMES_ONLY, MONTHS, MONTHS_UNABBREVIATED,
-    MORNING, NOON, ORDINAL_ENDINGS, TIME_RANGE_WORDS, WordSet, lengths, max, starts_with_phrase, word_set,
+    AFTERNOON, DAY_OF_MONTH, LOWER_NOT_MONTH, MIDNIGHT, MONTH_NAMES_ONLY, MONTHS, MONTHS_UNABBREVIATED, MORNING, NOON,
+    ORDINAL_ENDINGS, TIME_RANGE_WORDS, WordSet, lengths, max, opening_bytes, starts_with_phrase, word_set,
 };
 use crate::policy::Reading;
 
@@ -155,9 +155,21 @@ fn starts<'t>(text: &'t Text<'_>, pred: impl Fn(u8) -> bool + 't) -> impl Iterat
 /// Every clock time in a reply. Times and dates start where a word does, so only word starts are tried: a digit,
 /// or the `n` / `m` of noon, midday, midnight.
 pub(crate) fn times_in(text: &Text<'_>) -> Vec<Found<u16>> {
-    const NOON_FIRST: Letters = Letters::of(NOON, false);
-    const MIDNIGHT_FIRST: Letters = Letters::of(MIDNIGHT, false);
-    scan(text.src, starts(text, |c| c.is_ascii_digit() || NOON_FIRST.has(c) || MIDNIGHT_FIRST.has(c)), time_at)
+    // One table for the test: it runs on every word.
+    const OPENS: [bool; 256] = opens_time();
+    scan(text.src, starts(text, |c| OPENS[c as usize]), time_at)
+}
+
+/// The bytes a time opens with: a digit, or the first letter of noon or midnight, in either case.
+const fn opens_time() -> [bool; 256] {
+    let (noon, midnight) = (opening_bytes(NOON, true, false), opening_bytes(MIDNIGHT, true, false));
+    let mut out = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        out[c] = (c as u8).is_ascii_digit() || noon[c] || midnight[c];
+        c += 1;
+    }
+    out
 }
 
 /// `twelve_hour_either`: every clock time in a reply, each with the other reading of a twelve-hour time written without
@@ -374,10 +386,22 @@ fn is_abbreviation(word: &str) -> bool {
 /// `lower_may_no_month`: month names that in lower case are words.
 const NOT_MONTH: WordSet = word_set!(LOWER_NOT_MONTH);
 
+/// The bytes a date opens with: a digit, or a month's first letter in either case.
+const fn opens_date() -> [bool; 256] {
+    let month = opening_bytes(MONTH_NAMES_ONLY, true, false);
+    let mut out = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        out[c] = (c as u8).is_ascii_digit() || ((c as u8).is_ascii_alphabetic() && month[c]);
+        c += 1;
+    }
+    out
+}
+
 /// Every date in a reply, tried at word starts that can open one: a digit or a month's first letter.
 pub(crate) fn dates_in(text: &Text<'_>, reading: &Reading) -> Vec<Found<Date>> {
-    const FIRST: Letters = Letters::of(MONTH_NAMES_ONLY, false);
-    let opens = |c: u8| c.is_ascii_digit() || (c.is_ascii_alphabetic() && FIRST.has(c));
+    const OPENS: [bool; 256] = opens_date();
+    let opens = |c: u8| OPENS[c as usize];
     let (lower_may, period) = (reading.lower_may_no_month, reading.month_period_with_year);
     scan(text.src, starts(text, opens), |s, i| date_at(s, i, lower_may, period))
 }

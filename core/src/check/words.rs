@@ -259,31 +259,6 @@ const fn numbered<const N: usize>(p: &[(&'static str, &'static str)]) -> [(&'sta
     out
 }
 
-/// The set of bytes (folded to lower case) that the words of a table open with, or end with: a cheap test that
-/// rejects most words of a reply before any comparison.
-pub(crate) struct Letters([bool; 256]);
-
-impl Letters {
-    pub(crate) const fn of(words: &[&str], last: bool) -> Letters {
-        let mut set = [false; 256];
-        let mut k = 0;
-        while k < words.len() {
-            let b = words[k].as_bytes();
-            if !b.is_empty() {
-                let c = if last { b[b.len() - 1] } else { b[0] };
-                set[c.to_ascii_lowercase() as usize] = true;
-            }
-            k += 1;
-        }
-        Letters(set)
-    }
-
-    /// Whether `c`, folded to lower case, is in the set.
-    pub(crate) fn has(&self, c: u8) -> bool {
-        self.0[c.to_ascii_lowercase() as usize]
-    }
-}
-
 /// The shortest and the longest word of a table, in bytes.
 pub(crate) const fn lengths(words: &[&str]) -> (usize, usize) {
     let (mut lo, mut hi, mut k) = (usize::MAX, 0, 0);
@@ -323,8 +298,9 @@ pub(crate) struct WordSet {
     slots: &'static [(u16, u32)],
     /// Bit `n` set when a word is `n` bytes long (words of 64 bytes or more are in no table).
     lens: u64,
-    /// The bytes the words open with (both cases, in a `fold` set).
+    /// The bytes the words open with, and end with (both cases, in a `fold` set).
     first: [bool; 256],
+    last: [bool; 256],
     fold: bool,
 }
 
@@ -381,12 +357,13 @@ pub(crate) const fn length_bits(words: &[&str]) -> u64 {
     bits
 }
 
-/// The bytes `words` open with; both cases of each in a `fold` set.
-pub(crate) const fn opening_bytes(words: &[&str], fold: bool) -> [bool; 256] {
+/// The bytes `words` open with (or with `last`, end with); both cases of each in a `fold` set.
+pub(crate) const fn opening_bytes(words: &[&str], fold: bool, last: bool) -> [bool; 256] {
     let mut set = [false; 256];
     let mut k = 0;
     while k < words.len() {
-        let c = words[k].as_bytes()[0];
+        let b = words[k].as_bytes();
+        let c = if last { b[b.len() - 1] } else { b[0] };
         set[c as usize] = true;
         if fold {
             set[c.to_ascii_lowercase() as usize] = true;
@@ -426,7 +403,8 @@ pub(crate) use word_set;
 impl WordSet {
     /// A set of `words` over `slots` made by [`slots`] with the same `fold`.
     pub(crate) const fn new(words: &'static [&'static str], slots: &'static [(u16, u32)], fold: bool) -> WordSet {
-        WordSet { words, slots, lens: length_bits(words), first: opening_bytes(words, fold), fold }
+        let (first, last) = (opening_bytes(words, fold, false), opening_bytes(words, fold, true));
+        WordSet { words, slots, lens: length_bits(words), first, last, fold }
     }
 
     /// The index of `w` in the table, if it is there. Always inlined: the set is a constant, so its length bits, its
@@ -434,7 +412,11 @@ impl WordSet {
     #[inline(always)]
     pub(crate) fn index(&self, w: &str) -> Option<usize> {
         let b = w.as_bytes();
-        if b.len() >= 64 || self.lens >> b.len() & 1 == 0 || !self.first[b[0] as usize] {
+        if b.len() >= 64
+            || self.lens >> b.len() & 1 == 0
+            || !self.first[b[0] as usize]
+            || !self.last[b[b.len() - 1] as usize]
+        {
             return None;
         }
         let h = hash(b, self.fold);
