@@ -6,8 +6,8 @@ use super::money::{Money, number_word};
 use super::text::Text;
 use super::words::{
     AMOUNT_OFF, AMOUNT_OFF_NOT_SALE, DEAL_BOGO, DEAL_BUY, DEAL_FOLLOWERS, DEAL_FOR, DEAL_FREE, DEAL_GET, DEAL_HALF,
-    DEAL_HALF_AFTER, DISCOUNT_OF, FRACTION_AFTER, FRACTIONS, PERCENT, SALE, SAVE, SAVE_BOUND, WordSet, phrase_ends,
-    word_set,
+    DEAL_HALF_AFTER, DISCOUNT_OF, FRACTION_AFTER, FRACTIONS, LAST_WORD, PERCENT, SALE, SAVE, SAVE_BOUND, WordSet,
+    phrase_words, word_set,
 };
 use crate::decimal::Dec;
 use crate::policy::Reading;
@@ -53,8 +53,8 @@ fn lead_in(text: &Text<'_>, first: usize) -> Option<usize> {
         return Some(p);
     }
     // Most words before an amount close none of the phrases below: rejected at once.
-    const SAVE_BOUND_LAST: WordSet = word_set!(&phrase_ends::<{ SAVE_BOUND.len() }>(SAVE_BOUND, true));
-    const DISCOUNT_OF_LAST: WordSet = word_set!(&phrase_ends::<{ DISCOUNT_OF.len() }>(DISCOUNT_OF, true));
+    const SAVE_BOUND_LAST: WordSet = word_set!(&phrase_words::<{ SAVE_BOUND.len() }>(SAVE_BOUND, LAST_WORD));
+    const DISCOUNT_OF_LAST: WordSet = word_set!(&phrase_words::<{ DISCOUNT_OF.len() }>(DISCOUNT_OF, LAST_WORD));
     if !SAVE_BOUND_LAST.contains(w) && !DISCOUNT_OF_LAST.contains(w) {
         return None;
     }

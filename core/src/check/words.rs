@@ -182,55 +182,31 @@ const fn two_word_pairs<const N: usize>(
     out
 }
 
-/// The first (or with `last`, the last) word of each phrase of a list of phrases (words joined by `_`): a set of them
-/// rejects at once a word that opens (or closes) none of the phrases.
-pub(crate) const fn phrase_ends<const N: usize>(list: &[&'static str], last: bool) -> [&'static str; N] {
-    let mut out = [""; N];
-    let mut k = 0;
-    while k < N {
-        let b = list[k].as_bytes();
-        let mut at = None;
-        let mut i = 0;
-        while i < b.len() {
-            if b[i] == b'_' && (last || at.is_none()) {
-                at = Some(i);
-            }
-            i += 1;
-        }
-        out[k] = match at {
-            Some(i) if last => cut_at(list[k], i + 1, b.len()),
-            Some(i) => cut_at(list[k], 0, i),
-            None => list[k],
-        };
-        k += 1;
-    }
-    out
-}
+/// [`phrase_words`]: the last word of each phrase.
+pub(crate) const LAST_WORD: usize = usize::MAX;
 
-/// The second word of each phrase of a list of phrases (a phrase of one word is kept whole: [`any_phrase_at`] never
-/// matches it, so it only weakens the test).
-pub(crate) const fn second_words<const N: usize>(list: &[&'static str]) -> [&'static str; N] {
+/// Word `n` (from 0; [`LAST_WORD`], the last) of each phrase of a list of phrases (words joined by `_`): a set of them
+/// rejects at once a word that opens (or closes) none of the phrases. A phrase with fewer words is kept whole:
+/// [`any_phrase_at`] never matches it, so it only weakens the test.
+pub(crate) const fn phrase_words<const N: usize>(list: &[&'static str], n: usize) -> [&'static str; N] {
     let mut out = [""; N];
     let mut k = 0;
     while k < N {
         let b = list[k].as_bytes();
-        let (mut first, mut i) = (None, 0);
-        let mut second = None;
-        while i < b.len() {
-            if b[i] == b'_' {
-                if first.is_none() {
-                    first = Some(i);
-                } else if second.is_none() {
-                    second = Some(i);
+        out[k] = list[k];
+        // Each word in turn, from `start` to the next `_` or the end.
+        let (mut start, mut i, mut word) = (0, 0, 0);
+        while i <= b.len() {
+            if i == b.len() || b[i] == b'_' {
+                if word == n || (n == LAST_WORD && i == b.len()) {
+                    out[k] = cut_at(list[k], start, i);
+                    break;
                 }
+                word += 1;
+                start = i + 1;
             }
             i += 1;
         }
-        out[k] = match (first, second) {
-            (Some(a), Some(z)) => cut_at(list[k], a + 1, z),
-            (Some(a), None) => cut_at(list[k], a + 1, b.len()),
-            _ => list[k],
-        };
         k += 1;
     }
     out
@@ -458,7 +434,7 @@ pub(crate) fn phrase_at(text: &super::text::Text<'_>, k: usize, phrase: &str) ->
 }
 
 /// Whether a phrase of `list` opens at token `k`; `ends`, the sets of its phrases' first and second words (made from
-/// `list` at compile time by [`phrase_ends`] and [`second_words`]), reject most words at once: this runs on the words
+/// `list` at compile time by [`phrase_words`]), reject most words at once: this runs on the words
 /// before every match.
 #[inline(always)]
 pub(crate) fn any_phrase_at(text: &super::text::Text<'_>, k: usize, list: &[&str], ends: &(WordSet, WordSet)) -> bool {
@@ -476,8 +452,8 @@ fn first_two(text: &super::text::Text<'_>, k: usize, w: &str, ends: &(WordSet, W
 macro_rules! phrase_starts {
     ($list:expr) => {
         (
-            $crate::check::words::word_set!(&$crate::check::words::phrase_ends::<{ $list.len() }>($list, false)),
-            $crate::check::words::word_set!(&$crate::check::words::second_words::<{ $list.len() }>($list)),
+            $crate::check::words::word_set!(&$crate::check::words::phrase_words::<{ $list.len() }>($list, 0)),
+            $crate::check::words::word_set!(&$crate::check::words::phrase_words::<{ $list.len() }>($list, 1)),
         )
     };
 }
@@ -958,7 +934,7 @@ mod tests {
         const CLAUSE: WordSet = word_set!(CLAUSE_WORDS);
         const ABBREVIATION: WordSet = word_set!(ABBREVIATIONS);
         const PSEUDO: (WordSet, WordSet) = phrase_starts!(PSEUDO_NEGATIONS);
-        const LAST: WordSet = word_set!(&phrase_ends::<{ SAVE_BOUND.len() }>(SAVE_BOUND, true));
+        const LAST: WordSet = word_set!(&phrase_words::<{ SAVE_BOUND.len() }>(SAVE_BOUND, LAST_WORD));
         check!(MONTH, MONTH_NAMES_ONLY, true);
         check!(CODE, CURRENCY_CODE_WORDS, false);
         check!(NUMBER, NUMBER_WORDS_ONLY, true);
