@@ -3,6 +3,10 @@
 //! Durations ("10 minutes early", "in 2 hours") are never times: a time needs a colon, am/pm, or noon/midnight.
 
 use super::text::Text;
+use super::words::{
+    AFTERNOON, DAY_OF_MONTH, LOWER_NOT_MONTH, MIDNIGHT, MONTH_NAMES_ONLY, MONTHS, MONTHS_UNABBREVIATED, MORNING, NOON,
+    ORDINAL_ENDINGS, TIME_RANGE_WORDS, WordSet, lengths, max, opening_bytes, starts_with_phrase, word_set,
+};
 use crate::policy::Reading;
 
 /// A time or date found in a reply.
@@ -16,45 +20,9 @@ pub(crate) struct Found<V> {
 /// (year if stated, month, day).
 pub(crate) type Date = (Option<u16>, u8, u8);
 
-const MONTHS: [(&str, u8); 23] = [
-    ("january", 1),
-    ("jan", 1),
-    ("february", 2),
-    ("feb", 2),
-    ("march", 3),
-    ("mar", 3),
-    ("april", 4),
-    ("apr", 4),
-    ("may", 5),
-    ("june", 6),
-    ("jun", 6),
-    ("july", 7),
-    ("jul", 7),
-    ("august", 8),
-    ("aug", 8),
-    ("september", 9),
-    ("sept", 9),
-    ("sep", 9),
-    ("october", 10),
-    ("oct", 10),
-    ("november", 11),
-    ("nov", 11),
-    ("december", 12),
-];
-
 fn month_of(word: &str) -> Option<u8> {
-    // Most words are not months: reject on length, then compare one lower-cased copy on the stack.
-    if !(3..=9).contains(&word.len()) {
-        return None;
-    }
-    let mut buf = [0u8; 9];
-    buf[..word.len()].copy_from_slice(word.as_bytes());
-    buf.make_ascii_lowercase();
-    let lower = &buf[..word.len()];
-    if lower == b"dec" {
-        return Some(12);
-    }
-    MONTHS.iter().find(|(n, _)| n.as_bytes() == lower).map(|(_, m)| *m)
+    const SET: WordSet = word_set!(MONTH_NAMES_ONLY, fold);
+    SET.value(MONTHS, word).and_then(|m| u8::try_from(m).ok())
 }
 
 fn digits_at(s: &[u8], i: usize) -> usize {
@@ -117,9 +85,11 @@ fn time_at(s: &str, i: usize) -> Option<Found<u16>> {
             end += 1;
         }
         let w = &s[i..end];
-        let value = if w.eq_ignore_ascii_case("noon") || w.eq_ignore_ascii_case("midday") {
+        const NOON_SET: WordSet = word_set!(NOON, fold);
+        const MIDNIGHT_SET: WordSet = word_set!(MIDNIGHT, fold);
+        let value = if NOON_SET.contains(w) {
             12 * 60
-        } else if w.eq_ignore_ascii_case("midnight") {
+        } else if MIDNIGHT_SET.contains(w) {
             0
         } else {
             return None;
@@ -185,7 +155,21 @@ fn starts<'t>(text: &'t Text<'_>, pred: impl Fn(u8) -> bool + 't) -> impl Iterat
 /// Every clock time in a reply. Times and dates start where a word does, so only word starts are tried: a digit,
 /// or the `n` / `m` of noon, midday, midnight.
 pub(crate) fn times_in(text: &Text<'_>) -> Vec<Found<u16>> {
-    scan(text.src, starts(text, |c| c.is_ascii_digit() || matches!(c | 0x20, b'n' | b'm')), time_at)
+    // One table for the test: it runs on every word.
+    const OPENS: [bool; 256] = opens_time();
+    scan(text.src, starts(text, |c| OPENS[c as usize]), time_at)
+}
+
+/// The bytes a time opens with: a digit, or the first letter of noon or midnight, in either case.
+const fn opens_time() -> [bool; 256] {
+    let (noon, midnight) = (opening_bytes(NOON, true, false), opening_bytes(MIDNIGHT, true, false));
+    let mut out = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        out[c] = (c as u8).is_ascii_digit() || noon[c] || midnight[c];
+        c += 1;
+    }
+    out
 }
 
 /// `twelve_hour_either`: every clock time in a reply, each with the other reading of a twelve-hour time written without
@@ -211,11 +195,12 @@ pub(crate) fn times_in_04(text: &Text<'_>) -> Vec<(Found<u16>, Option<u16>)> {
         let gap_to_next = found.get(n + 1).map(|g| s[f.end..g.start].trim());
         let range_end = found
             .get(n + 1)
-            .filter(|_| gap_to_next.is_some_and(|g| matches!(g, "-" | "\u{2013}" | "to" | "until" | "till")))
+            .filter(|_| gap_to_next.is_some_and(|g| matches!(g, "-" | "\u{2013}") || TIME_RANGE_WORDS.contains(&g)))
             .filter(|g| s[g.start..g.end].bytes().any(|c| c.is_ascii_alphabetic()) && g.value >= 60);
-        // A bounded look ahead: the longest part of the day is 16 bytes.
-        let lower: String = rest.trim_start().chars().take(16).collect::<String>().to_ascii_lowercase();
-        let part = |w: &[&str]| w.iter().any(|p| lower.starts_with(p));
+        // A bounded look ahead: no longer than the longest part of the day.
+        const LONGEST: usize = max(lengths(AFTERNOON).1, lengths(MORNING).1);
+        let lower: String = rest.trim_start().chars().take(LONGEST).collect::<String>().to_ascii_lowercase();
+        let part = |w: &[&str]| w.iter().any(|p| starts_with_phrase(&lower, p));
         let value = if let Some(end) = range_end {
             let ends_pm = end.value >= 12 * 60;
             let same = if ends_pm { pm } else { am };
@@ -226,9 +211,9 @@ pub(crate) fn times_in_04(text: &Text<'_>) -> Vec<(Found<u16>, Option<u16>)> {
             } else {
                 pm
             })
-        } else if part(&["this afternoon", "in the afternoon", "this evening", "in the evening", "tonight"]) {
+        } else if part(AFTERNOON) {
             Some(pm)
-        } else if part(&["this morning", "in the morning"]) {
+        } else if part(MORNING) {
             Some(am)
         } else {
             None
@@ -247,8 +232,12 @@ pub(crate) fn find_times(s: &str) -> Vec<Found<u16>> {
 }
 
 fn ordinal_end(b: &[u8], j: usize) -> usize {
-    let two = |x: &[u8]| b.get(j..j + 2).is_some_and(|w| w.eq_ignore_ascii_case(x));
-    if (two(b"st") || two(b"nd") || two(b"rd") || two(b"th")) && !alpha_at(b, j + 2) { j + 2 } else { j }
+    let ending =
+        ORDINAL_ENDINGS.iter().find(|e| b.get(j..j + e.len()).is_some_and(|w| w.eq_ignore_ascii_case(e.as_bytes())));
+    match ending {
+        Some(e) if !alpha_at(b, j + e.len()) => j + e.len(),
+        _ => j,
+    }
 }
 
 /// A year after a day: `, 2026` or ` 2026`.
@@ -286,7 +275,7 @@ fn date_at(s: &str, i: usize, lower_may: bool, period_with_year: bool) -> Option
         }
         // Month name, optional period, space, day, optional ordinal and year: "Nov. 3rd, 2026".
         // Lower-case "may" is the verb ("you may 3 times"), never the month.
-        let m = month_of(&s[start..i]).filter(|_| &s[start..i] != "may")?;
+        let m = month_of(&s[start..i]).filter(|_| !NOT_MONTH.contains(&s[start..i]))?;
         let mut j = i;
         if b.get(j) == Some(&b'.') {
             j += 1;
@@ -352,15 +341,18 @@ fn date_at(s: &str, i: usize, lower_may: bool, period_with_year: bool) -> Option
         let mut j = ordinal_end(b, i + n);
         if b.get(j) == Some(&b' ') {
             j += 1;
-            if b[j..].len() >= 3 && b[j..j + 3].eq_ignore_ascii_case(b"of ") {
-                j += 3;
+            if let Some(of) = DAY_OF_MONTH.iter().find(|of| {
+                b.get(j..j + of.len()).is_some_and(|w| w.eq_ignore_ascii_case(of.as_bytes()))
+                    && b.get(j + of.len()) == Some(&b' ')
+            }) {
+                j += of.len() + 1;
             }
             let ws = j;
             while j < b.len() && b[j].is_ascii_alphabetic() {
                 j += 1;
             }
             let word = &s[ws..j];
-            if let Some(m) = month_of(word).filter(|_| !lower_may || word != "may")
+            if let Some(m) = month_of(word).filter(|_| !lower_may || !NOT_MONTH.contains(word))
                 && valid(u32::from(m), d)
             {
                 let mut end = j;
@@ -387,12 +379,29 @@ fn date_at(s: &str, i: usize, lower_may: bool, period_with_year: bool) -> Option
 
 /// Whether a month word is an abbreviation that a period may end ("Nov.", "Sept."): shorter than the month's name.
 fn is_abbreviation(word: &str) -> bool {
-    (3..=4).contains(&word.len()) && !["may", "june", "july"].iter().any(|m| word.eq_ignore_ascii_case(m))
+    const SET: WordSet = word_set!(MONTHS_UNABBREVIATED, fold);
+    (3..=4).contains(&word.len()) && !SET.contains(word)
+}
+
+/// `lower_may_no_month`: month names that in lower case are words.
+const NOT_MONTH: WordSet = word_set!(LOWER_NOT_MONTH);
+
+/// The bytes a date opens with: a digit, or a month's first letter in either case.
+const fn opens_date() -> [bool; 256] {
+    let month = opening_bytes(MONTH_NAMES_ONLY, true, false);
+    let mut out = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        out[c] = (c as u8).is_ascii_digit() || ((c as u8).is_ascii_alphabetic() && month[c]);
+        c += 1;
+    }
+    out
 }
 
 /// Every date in a reply, tried at word starts that can open one: a digit or a month's first letter.
 pub(crate) fn dates_in(text: &Text<'_>, reading: &Reading) -> Vec<Found<Date>> {
-    let opens = |c: u8| c.is_ascii_digit() || (c.is_ascii_alphabetic() && b"jfmasond".contains(&(c | 0x20)));
+    const OPENS: [bool; 256] = opens_date();
+    let opens = |c: u8| OPENS[c as usize];
     let (lower_may, period) = (reading.lower_may_no_month, reading.month_period_with_year);
     scan(text.src, starts(text, opens), |s, i| date_at(s, i, lower_may, period))
 }

@@ -4,7 +4,11 @@
 
 use super::money::{Money, number_word};
 use super::text::Text;
-use super::words::{AMOUNT_OFF, DEAL_FOLLOWERS, SAVE};
+use super::words::{
+    AMOUNT_OFF, AMOUNT_OFF_NOT_SALE, DEAL_BOGO, DEAL_BUY, DEAL_FOLLOWERS, DEAL_FOR, DEAL_FREE, DEAL_GET, DEAL_HALF,
+    DEAL_HALF_AFTER, DISCOUNT_OF, FRACTION_AFTER, FRACTIONS, LAST_WORD, PERCENT, SALE, SAVE, SAVE_BOUND, WordSet,
+    phrase_words, word_set,
+};
 use crate::decimal::Dec;
 use crate::policy::Reading;
 
@@ -27,7 +31,7 @@ pub(crate) enum ClaimKind {
 
 /// A word that makes the amount before it a discount claim; `deal_shapes` adds `sale` ("a 40% sale").
 fn after_word(w: &str, sale: bool) -> bool {
-    AMOUNT_OFF.contains(&w) || (sale && w == "sale")
+    AMOUNT_OFF.contains(&w) || (sale && SALE.contains(&w))
 }
 
 /// The token right after token `k`, if only spaces, a hyphen or a percent sign separate them.
@@ -48,16 +52,30 @@ fn lead_in(text: &Text<'_>, first: usize) -> Option<usize> {
     if SAVE.contains(&w) {
         return Some(p);
     }
-    if w == "to" {
-        let u = prev_adjacent(text, p)?;
-        let s = prev_adjacent(text, u)?;
-        return (text.word_at(u) == "up" && SAVE.contains(&text.word_at(s))).then_some(s);
+    // Most words before an amount close none of the phrases below: rejected at once.
+    const SAVE_BOUND_LAST: WordSet = word_set!(&phrase_words::<{ SAVE_BOUND.len() }>(SAVE_BOUND, LAST_WORD));
+    const DISCOUNT_OF_LAST: WordSet = word_set!(&phrase_words::<{ DISCOUNT_OF.len() }>(DISCOUNT_OF, LAST_WORD));
+    if !SAVE_BOUND_LAST.contains(w) && !DISCOUNT_OF_LAST.contains(w) {
+        return None;
     }
-    if w == "of" {
-        let d = prev_adjacent(text, p)?;
-        return (text.word_at(d) == "discount").then_some(d);
+    // The phrase's words, walked back from the amount: its first token, if they are all there.
+    let phrase_before = |phrase: &str| {
+        let mut k = first;
+        for word in phrase.rsplit('_') {
+            k = prev_adjacent(text, k)?;
+            if text.word_at(k) != word {
+                return None;
+            }
+        }
+        Some(k)
+    };
+    for bound in SAVE_BOUND {
+        if let Some(k) = phrase_before(bound) {
+            let s = prev_adjacent(text, k)?;
+            return SAVE.contains(&text.word_at(s)).then_some(s);
+        }
     }
-    None
+    DISCOUNT_OF.iter().find_map(|phrase| phrase_before(phrase))
 }
 
 /// A small count as a digit or a word: `2`, `two` (for deal shapes).
@@ -82,36 +100,36 @@ fn deal_at(text: &Text<'_>, i: usize) -> Option<(usize, Dec)> {
     // Words of a deal may be joined by spaces, hyphens or one comma ("buy one, get one free").
     let joined =
         |k: usize| word(k).is_some() && text.gap(k - 1, k).chars().all(|c| matches!(c, ' ' | '-' | ',' | '\u{a0}'));
-    match text.word_at(i) {
-        "bogo" => Some((i, share(1, 2))),
-        "buy" => {
-            let bought = count_at(text, i + 1).filter(|_| joined(i + 1))?;
-            (word(i + 2) == Some("get") && joined(i + 2)).then_some(())?;
-            let free = count_at(text, i + 3).filter(|_| joined(i + 3))?;
-            match word(i + 4).filter(|_| joined(i + 4))? {
-                "free" => Some((i + 4, share(free, bought + free))),
-                "half" if matches!(word(i + 5), Some("off" | "price")) && joined(i + 5) => {
-                    Some((i + 5, share(free, 2 * (bought + free))))
-                }
-                _ => None,
-            }
+    let is = |k: usize, list: &[&str]| word(k).is_some_and(|w| list.contains(&w));
+    let opening = text.word_at(i);
+    if DEAL_BOGO.contains(&opening) {
+        Some((i, share(1, 2)))
+    } else if DEAL_BUY.contains(&opening) {
+        let bought = count_at(text, i + 1).filter(|_| joined(i + 1))?;
+        (is(i + 2, DEAL_GET) && joined(i + 2)).then_some(())?;
+        let free = count_at(text, i + 3).filter(|_| joined(i + 3))?;
+        let last = word(i + 4).filter(|_| joined(i + 4))?;
+        if DEAL_FREE.contains(&last) {
+            Some((i + 4, share(free, bought + free)))
+        } else if DEAL_HALF.contains(&last) && is(i + 5, DEAL_HALF_AFTER) && joined(i + 5) {
+            Some((i + 5, share(free, 2 * (bought + free))))
+        } else {
+            None
         }
-        _ => {
-            let n = count_at(text, i)?;
-            (word(i + 1) == Some("for") && next_adjacent(text, i) == Some(i + 1)).then_some(())?;
-            let m = count_at(text, i + 2).filter(|_| next_adjacent(text, i + 1) == Some(i + 2))?;
-            // "2 for 1" is a deal; "$2 for 1", "2 for $1", "2 for 1.50", "2 for 1%" or "1 for 2" is not.
-            let b = text.src.as_bytes();
-            let end = text.toks[i + 2].end;
-            let decimal = b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(u8::is_ascii_digit);
-            let money_before = text.toks[i].start > 0 && b[text.toks[i].start - 1] == b'$';
-            // "3 for 2 people" counts people: a word right after the deal must name the deal or open what follows.
-            let next_ok = next_adjacent(text, i + 2)
-                .filter(|_| word(i + 3).is_some())
-                .is_none_or(|k| DEAL_FOLLOWERS.contains(&text.word_at(k)));
-            (n > m && !decimal && !money_before && next_ok && b.get(end) != Some(&b'%'))
-                .then(|| (i + 2, share(n - m, n)))
-        }
+    } else {
+        let n = count_at(text, i)?;
+        (is(i + 1, DEAL_FOR) && next_adjacent(text, i) == Some(i + 1)).then_some(())?;
+        let m = count_at(text, i + 2).filter(|_| next_adjacent(text, i + 1) == Some(i + 2))?;
+        // "2 for 1" is a deal; "$2 for 1", "2 for $1", "2 for 1.50", "2 for 1%" or "1 for 2" is not.
+        let b = text.src.as_bytes();
+        let end = text.toks[i + 2].end;
+        let decimal = b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(u8::is_ascii_digit);
+        let money_before = text.toks[i].start > 0 && b[text.toks[i].start - 1] == b'$';
+        // "3 for 2 people" counts people: a word right after the deal must name the deal or open what follows.
+        let next_ok = next_adjacent(text, i + 2)
+            .filter(|_| word(i + 3).is_some())
+            .is_none_or(|k| DEAL_FOLLOWERS.contains(&text.word_at(k)));
+        (n > m && !decimal && !money_before && next_ok && b.get(end) != Some(&b'%')).then(|| (i + 2, share(n - m, n)))
     }
 }
 
@@ -126,7 +144,11 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], reading: &Reading) -> Vec<C
         let tok = text.toks[i];
         let w = text.word_at(i);
         // Deals open with "buy", "bogo" or a count; most words are none of them.
-        let opens_deal = || matches!(w, "buy" | "bogo") || text.toks.get(i + 1).is_some_and(|t| text.word(t) == "for");
+        let opens_deal = || {
+            DEAL_BUY.contains(&w)
+                || DEAL_BOGO.contains(&w)
+                || text.toks.get(i + 1).is_some_and(|t| DEAL_FOR.contains(&text.word(t)))
+        };
         if sale
             && opens_deal()
             && let Some((last, p)) = deal_at(text, i)
@@ -136,20 +158,17 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], reading: &Reading) -> Vec<C
             continue;
         }
         // "half off", "half price", "a quarter off".
-        let fraction = match w {
-            "half" => Some(50),
-            "quarter" => Some(25),
-            _ => None,
-        };
+        let fraction = FRACTIONS.iter().find(|(f, _)| *f == w).map(|&(_, pct)| pct);
         if let Some(pct) = fraction
             && let Some(n) = next_adjacent(text, i)
-            && (text.word_at(n) == "off" || (pct == 50 && text.word_at(n) == "price"))
+            && (FRACTION_AFTER.contains(&text.word_at(n))
+                || (DEAL_HALF.contains(&w) && DEAL_HALF_AFTER.contains(&text.word_at(n))))
         {
             out.push(Claim {
                 start: tok.start,
                 end: text.toks[n].end,
                 tok: i,
-                kind: ClaimKind::Percent(Dec((pct * 1_000_000) as i128)),
+                kind: ClaimKind::Percent(Dec(i128::from(pct) * 1_000_000)),
             });
             i = n + 1;
             continue;
@@ -181,7 +200,7 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], reading: &Reading) -> Vec<C
                 Some((j + 1, last))
             } else if last + 1 < text.toks.len()
                 && text.toks[last + 1].start == j
-                && text.word_at(last + 1) == "percent"
+                && PERCENT.contains(&text.word_at(last + 1))
             {
                 Some((text.toks[last + 1].end, last + 1))
             } else {
@@ -216,7 +235,7 @@ pub(crate) fn find(text: &Text<'_>, money: &[Money], reading: &Reading) -> Vec<C
         let last = text.tok_containing(m.end.saturating_sub(1)).unwrap_or(first);
         // `dollar_sale_is_price`: "$119.20 discounted" and "a $119.20 sale price" state a price, not an amount off.
         let amount_off = |w: &str| {
-            if reading.dollar_sale_is_price { matches!(w, "off" | "discount") } else { after_word(w, sale) }
+            if reading.dollar_sale_is_price { AMOUNT_OFF_NOT_SALE.contains(&w) } else { after_word(w, sale) }
         };
         if let Some(n) =
             next_adjacent(text, last).filter(|&n| amount_off(text.word_at(n)) && text.toks[n].start <= m.end + 1)

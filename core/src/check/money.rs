@@ -3,9 +3,20 @@
 //! A number is money only with a currency marker, so phone, order and suite numbers, versions, card endings,
 //! "5–7 business days" and "99.9% uptime" never are. Amounts are exact decimals.
 
-use super::words::{CURRENCY_CODES_MORE, RANGE_FOLLOWERS};
+use super::words::{
+    AMOUNT_RANGE_WORDS, CENTS, CURRENCY_CODE_WORDS, CURRENCY_CODES, CURRENCY_CODES_MORE, CURRENCY_NOUN_WORDS,
+    CURRENCY_NOUNS, CURRENCY_NOUNS_NOT_ALONE, CURRENCY_WORDS, CURRENCY_WORDS_ONLY, DOLLAR_PREFIXES, HUNDREDS,
+    LARGE_SCALES, MAGNITUDES, NATIONS, NATIONS_TWO, NUMBER_JOINING_FILLER, NUMBER_OPENING_FILLER, NUMBER_WORDS,
+    NUMBER_WORDS_ONLY, PERCENT, RANGE_FOLLOWERS, RUPEES, SIGNS_AFTER, STERLING, THOUSANDS, US_DOLLARS_CUT,
+    USD_GLUED_AFTER, USD_SIGN_AFTER, USD_WORDS_AFTER, WordSet, lengths, word_set,
+};
 use crate::decimal::{Dec, MAX_UNITS, SCALE};
 use crate::policy::Reading;
+
+/// The currency a code of the word tables names: `USD` is the US dollar, read apart from the others.
+fn of_code(code: &'static str) -> Currency {
+    if code == "USD" { Currency::Usd } else { Currency::Other(code) }
+}
 
 /// The currency an amount is stated in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,18 +62,8 @@ fn symbol_currency(c: char) -> Option<Currency> {
 
 /// Letters glued before `$` that make it another dollar (`C$`, `A$`), or plain US (`US$`).
 fn dollar_prefix(letters: &str) -> Option<Currency> {
-    Some(match letters {
-        "US" => Currency::Usd,
-        "C" | "CA" => Currency::Other("CAD"),
-        "A" | "AU" => Currency::Other("AUD"),
-        "NZ" => Currency::Other("NZD"),
-        "HK" => Currency::Other("HKD"),
-        "S" | "SG" => Currency::Other("SGD"),
-        "MX" => Currency::Other("MXN"),
-        "R" => Currency::Other("BRL"),
-        "NT" => Currency::Other("TWD"),
-        _ => return None,
-    })
+    const SET: WordSet = word_set!(pairs DOLLAR_PREFIXES);
+    SET.value(DOLLAR_PREFIXES, letters).map(of_code)
 }
 
 /// `dollar_code_before`: the code of a currency written with `$`, glued to it or one space before it (`NZD$49`, `AUD
@@ -87,78 +88,32 @@ fn dollar_code_before(s: &str, dollar: usize) -> Option<(usize, Currency)> {
 /// Upper-case codes must be written in capitals (so "try" or "all" in prose never count); the words
 /// and the codes that are not English words are matched in any case.
 fn code_currency(word: &str) -> Option<Currency> {
-    // Most words are prose: only a capital, or the first letter of `usd`, `eur` and `tl`, can open a code, and
-    // codes are two or three letters (this test is cheaper than the comparisons below).
-    let b = word.as_bytes();
-    if !(2..=3).contains(&b.len()) || !(b[0].is_ascii_uppercase() || matches!(b[0], b'u' | b'e' | b't')) {
-        return None;
-    }
-    Some(match word {
-        "USD" | "usd" | "Usd" => Currency::Usd,
-        "EUR" | "eur" | "Eur" => Currency::Other("EUR"),
-        "GBP" => Currency::Other("GBP"),
-        "JPY" => Currency::Other("JPY"),
-        "CNY" | "RMB" => Currency::Other("CNY"),
-        "TRY" | "TL" | "tl" | "Tl" => Currency::Other("TRY"),
-        "CAD" => Currency::Other("CAD"),
-        "AUD" => Currency::Other("AUD"),
-        "NZD" => Currency::Other("NZD"),
-        "CHF" => Currency::Other("CHF"),
-        "INR" => Currency::Other("INR"),
-        "MXN" => Currency::Other("MXN"),
-        "BRL" => Currency::Other("BRL"),
-        "KRW" => Currency::Other("KRW"),
-        "SEK" => Currency::Other("SEK"),
-        "NOK" => Currency::Other("NOK"),
-        "DKK" => Currency::Other("DKK"),
-        "PLN" => Currency::Other("PLN"),
-        "ZAR" => Currency::Other("ZAR"),
-        "SGD" => Currency::Other("SGD"),
-        "HKD" => Currency::Other("HKD"),
-        "AED" => Currency::Other("AED"),
-        _ => return None,
-    })
+    const SET: WordSet = word_set!(CURRENCY_CODE_WORDS);
+    SET.value(CURRENCY_CODES, word).map(of_code)
 }
 
 /// `more_currencies`: more currency codes, in capitals (codes that are common words in capitals, `PHP`, `MAD`, `PEN`,
 /// are left out: "PHP 8.2" is a version).
 fn more_code(word: &str) -> Option<Currency> {
-    (word.len() == 3 && word.bytes().all(|c| c.is_ascii_uppercase()))
-        .then(|| CURRENCY_CODES_MORE.iter().find(|&&c| c == word).map(|&c| Currency::Other(c)))
-        .flatten()
+    const SET: WordSet = word_set!(CURRENCY_CODES_MORE);
+    SET.index(word).map(|k| Currency::Other(CURRENCY_CODES_MORE[k]))
 }
-
-/// `more_currencies`: currency signs and abbreviations written after the number (`149 zł`, `149 Kč`, `590 руб`, `59元`).
-const SIGNS_AFTER: &[(&str, &str)] = &[
-    ("zł", "PLN"),
-    ("Kč", "CZK"),
-    ("kč", "CZK"),
-    ("Ft", "HUF"),
-    ("lei", "RON"),
-    ("руб", "RUB"),
-    ("рублей", "RUB"),
-    ("рубля", "RUB"),
-    ("грн", "UAH"),
-    ("元", "CNY"),
-];
 
 /// Words after a number: `49 dollars`, `5 euros`, `99 cents`. Returns the currency and whether it is cents.
 fn word_currency(word: &str) -> Option<(Currency, bool)> {
-    if word.len() > 7 {
+    const LONGEST: usize = lengths(CURRENCY_WORDS_ONLY).1;
+    const CENT: WordSet = word_set!(CENTS, fold);
+    const SET: WordSet = word_set!(CURRENCY_WORDS_ONLY, fold);
+    if word.len() > LONGEST {
         return None;
     }
-    let mut buf = [0u8; 7];
-    buf[..word.len()].copy_from_slice(word.as_bytes());
-    buf.make_ascii_lowercase();
-    let lower = std::str::from_utf8(&buf[..word.len()]).unwrap_or("");
-    Some(match lower {
-        "dollar" | "dollars" | "bucks" | "buck" => (Currency::Usd, false),
-        "cent" | "cents" => (Currency::Usd, true),
-        "euro" | "euros" => (Currency::Other("EUR"), false),
-        "yen" => (Currency::Other("JPY"), false),
-        "lira" => (Currency::Other("TRY"), false),
-        _ => return code_currency(word).map(|c| (c, false)),
-    })
+    if CENT.contains(word) {
+        return Some((Currency::Usd, true));
+    }
+    match SET.value(CURRENCY_WORDS, word) {
+        Some(code) => Some((of_code(code), false)),
+        None => code_currency(word).map(|c| (c, false)),
+    }
 }
 
 /// A word lower-cased on the stack (words longer than twelve letters name no currency): the readers below run
@@ -185,51 +140,18 @@ impl Lower {
 /// A currency noun after a number or a nation (`francs`, `dollars`), with the currency it names alone. `None`
 /// inside means the noun needs a nation or a second word (`pounds` alone is a weight, `won` a verb).
 fn currency_noun(w: &str) -> Option<Option<Currency>> {
-    Some(Some(match Lower::of(w).get() {
-        b"dollar" | b"dollars" => Currency::Usd,
-        b"franc" | b"francs" => Currency::Other("CHF"),
-        b"peso" | b"pesos" => Currency::Other("MXN"),
-        b"rupee" | b"rupees" => Currency::Other("INR"),
-        b"yuan" | b"renminbi" => Currency::Other("CNY"),
-        b"real" | b"reais" => Currency::Other("BRL"),
-        b"zloty" | b"zlotys" | b"zlotych" => Currency::Other("PLN"),
-        b"krona" | b"kronor" => Currency::Other("SEK"),
-        b"krone" | b"kroner" => Currency::Other("NOK"),
-        b"rand" => Currency::Other("ZAR"),
-        b"shekel" | b"shekels" => Currency::Other("ILS"),
-        b"dirham" | b"dirhams" => Currency::Other("AED"),
-        b"ruble" | b"rubles" | b"rouble" | b"roubles" => Currency::Other("RUB"),
-        b"euro" | b"euros" => Currency::Other("EUR"),
-        b"pound" | b"pounds" | b"yen" | b"lira" | b"won" | b"sterling" => return Some(None),
-        _ => return None,
-    }))
+    const NOT_ALONE: WordSet = word_set!(CURRENCY_NOUNS_NOT_ALONE, fold);
+    const SET: WordSet = word_set!(CURRENCY_NOUN_WORDS, fold);
+    if NOT_ALONE.contains(w) {
+        return Some(None);
+    }
+    SET.value(CURRENCY_NOUNS, w).map(|code| Some(of_code(code)))
 }
 
 /// A nation's adjective (capitalised, as written) and its currency: `Swiss` → CHF, `Canadian` → CAD.
 fn nation_currency(w: &str) -> Option<Currency> {
-    Some(match w {
-        "US" | "American" => Currency::Usd,
-        "Canadian" => Currency::Other("CAD"),
-        "Australian" => Currency::Other("AUD"),
-        "Singapore" | "Singaporean" => Currency::Other("SGD"),
-        "Swiss" => Currency::Other("CHF"),
-        "British" => Currency::Other("GBP"),
-        "Mexican" => Currency::Other("MXN"),
-        "Japanese" => Currency::Other("JPY"),
-        "Chinese" => Currency::Other("CNY"),
-        "Indian" => Currency::Other("INR"),
-        "Turkish" => Currency::Other("TRY"),
-        "Swedish" => Currency::Other("SEK"),
-        "Norwegian" => Currency::Other("NOK"),
-        "Danish" => Currency::Other("DKK"),
-        "Brazilian" => Currency::Other("BRL"),
-        "Polish" => Currency::Other("PLN"),
-        "Korean" => Currency::Other("KRW"),
-        "Russian" => Currency::Other("RUB"),
-        "Israeli" => Currency::Other("ILS"),
-        "Emirati" => Currency::Other("AED"),
-        _ => return None,
-    })
+    const SET: WordSet = word_set!(pairs NATIONS);
+    SET.value(NATIONS, w).map(of_code)
 }
 
 /// `currency_after_amount`: a currency named in words after a number (`79 Swiss francs`, `79 Canadian dollars`, `79
@@ -246,19 +168,19 @@ fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Cur
     };
     let bounded = |end: usize| end == s.len() || !is_alnum_at(s, end);
     // Two-word nations first: "New Zealand", "Hong Kong", "South African".
-    let two = match w1 {
-        "New" | "new" => Some(("zealand", "NZD")),
-        "Hong" | "hong" => Some(("kong", "HKD")),
-        "South" | "south" => Some(("african", "ZAR")),
-        _ => None,
+    // The first word in lower case or with its capital.
+    let first_is = |word: &str| {
+        let (a, b) = (w1.as_bytes(), word.as_bytes());
+        a.len() == b.len() && a[1..] == b[1..] && (a[0] == b[0] || a[0] == b[0].to_ascii_uppercase())
     };
+    let two = NATIONS_TWO.iter().find_map(|&(first, second, code)| first_is(first).then_some((second, code)));
     let (adj_end, nation) = match two {
         Some((second, code)) => {
             let (j, w2) = next(i + w1.len());
             if !w2.eq_ignore_ascii_case(second) {
                 return None;
             }
-            (j + w2.len(), Some(Currency::Other(code)))
+            (j + w2.len(), Some(of_code(code)))
         }
         None => (i + w1.len(), nation_currency(w1)),
     };
@@ -278,8 +200,10 @@ fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Cur
             // "pounds sterling" is money; "pounds" alone is a weight, "won" a verb.
             None => {
                 let (j, w2) = next(i + w1.len());
-                (Lower::of(w1).get().starts_with(b"pound") && w2.eq_ignore_ascii_case("sterling"))
-                    .then_some((j + w2.len(), Currency::Other("GBP")))
+                STERLING.iter().find_map(|&(noun, second, code)| {
+                    (Lower::of(w1).get().starts_with(noun.as_bytes()) && w2.eq_ignore_ascii_case(second))
+                        .then_some((j + w2.len(), of_code(code)))
+                })
             }
             Some(Currency::Usd) => None, // "49 dollars" is read by `word_currency` in every version
             Some(cur) => Some((i + w1.len(), cur)),
@@ -287,48 +211,17 @@ fn spelled_currency(s: &str, i: usize, after_dollar: bool) -> Option<(usize, Cur
     }
 }
 
+/// `amount_words`: a word that may open a number in words without being one.
+const OPENING_FILLER: WordSet = word_set!(NUMBER_OPENING_FILLER, fold);
+/// `more_currencies`: the abbreviation of rupees, as written.
+const RUPEE: WordSet = word_set!(pairs RUPEES);
+/// The word for `%`, any case.
+const PERCENT_SET: WordSet = word_set!(PERCENT, fold);
+
 /// The value of one number word: `one` … `nineteen`, and the tens `twenty` … `ninety` (any case).
 pub(crate) fn number_word(w: &str) -> Option<u32> {
-    // Lower-cased on the stack and matched at once: this runs on every word of a reply.
-    let b = w.as_bytes();
-    let first_last = |c: u8, set: &[u8]| set.contains(&(c | 0x20));
-    if !(3..=9).contains(&w.len()) || !first_last(b[0], b"zotfsen") || !first_last(b[b.len() - 1], b"eorxnty") {
-        return None;
-    }
-    let mut buf = [0u8; 9];
-    buf[..w.len()].copy_from_slice(w.as_bytes());
-    buf.make_ascii_lowercase();
-    Some(match &buf[..w.len()] {
-        b"zero" => 0,
-        b"one" => 1,
-        b"two" => 2,
-        b"three" => 3,
-        b"four" => 4,
-        b"five" => 5,
-        b"six" => 6,
-        b"seven" => 7,
-        b"eight" => 8,
-        b"nine" => 9,
-        b"ten" => 10,
-        b"eleven" => 11,
-        b"twelve" => 12,
-        b"thirteen" => 13,
-        b"fourteen" => 14,
-        b"fifteen" => 15,
-        b"sixteen" => 16,
-        b"seventeen" => 17,
-        b"eighteen" => 18,
-        b"nineteen" => 19,
-        b"twenty" => 20,
-        b"thirty" => 30,
-        b"forty" => 40,
-        b"fifty" => 50,
-        b"sixty" => 60,
-        b"seventy" => 70,
-        b"eighty" => 80,
-        b"ninety" => 90,
-        _ => return None,
-    })
+    const SET: WordSet = word_set!(NUMBER_WORDS_ONLY, fold);
+    SET.value(NUMBER_WORDS, w)
 }
 
 /// `amount_words`: a whole number in words at `i`: "forty-nine", "one hundred and forty-nine", "a hundred",
@@ -336,6 +229,10 @@ pub(crate) fn number_word(w: &str) -> Option<u32> {
 /// `million` and `billion` too ("two million", "a billion", "two million five hundred thousand"); with `scale_comma`,
 /// a comma after a scale word goes on with the number.
 fn number_words(s: &str, i: usize, reading: &Reading) -> Option<(usize, Dec)> {
+    const JOINING_FILLER: WordSet = word_set!(NUMBER_JOINING_FILLER, fold);
+    const HUNDRED: WordSet = word_set!(pairs HUNDREDS, fold);
+    const THOUSAND: WordSet = word_set!(pairs THOUSANDS, fold);
+    const LARGE: WordSet = word_set!(pairs LARGE_SCALES, fold);
     let scales = reading.scale_words;
     let b = s.as_bytes();
     let (mut total, mut current, mut end, mut any) = (0u64, 0u64, i, false);
@@ -345,18 +242,15 @@ fn number_words(s: &str, i: usize, reading: &Reading) -> Option<(usize, Dec)> {
         if w.is_empty() || is_alnum_at(s, j + w.len()) && j + w.len() < s.len() {
             break;
         }
-        let is = |x: &str| w.eq_ignore_ascii_case(x);
-        let filler = (is("a") && !any) || (is("and") && any);
+        let filler = (OPENING_FILLER.contains(w) && !any) || (JOINING_FILLER.contains(w) && any);
+        let hundred = HUNDRED.value(HUNDREDS, w);
+        let scale = THOUSAND.value(THOUSANDS, w).or_else(|| LARGE.value(LARGE_SCALES, w).filter(|_| scales));
         if let Some(v) = number_word(w) {
             current = current.saturating_add(u64::from(v));
-        } else if is("hundred") && (any || j > i) {
-            current = current.max(1).saturating_mul(100);
-        } else if is("thousand") && (any || j > i) {
-            total = total.saturating_add(current.max(1).saturating_mul(1_000));
-            current = 0;
-        } else if scales && (is("million") || is("billion")) && (any || j > i) {
-            let scale = if is("million") { 1_000_000 } else { 1_000_000_000 };
-            total = total.saturating_add(current.max(1).saturating_mul(scale));
+        } else if let Some(h) = hundred.filter(|_| any || j > i) {
+            current = current.max(1).saturating_mul(u64::from(h));
+        } else if let Some(scale) = scale.filter(|_| any || j > i) {
+            total = total.saturating_add(current.max(1).saturating_mul(u64::from(scale)));
             current = 0;
         } else if !filler {
             break;
@@ -367,7 +261,7 @@ fn number_words(s: &str, i: usize, reading: &Reading) -> Option<(usize, Dec)> {
         }
         j += w.len();
         // `scale_comma`: "one thousand, one hundred forty-nine": a comma after a scale word goes on with the number.
-        let scale_word = is("thousand") || is("million") || is("billion");
+        let scale_word = THOUSAND.contains(w) || LARGE.contains(w);
         if reading.scale_comma
             && scale_word
             && s[j..].starts_with(", ")
@@ -531,19 +425,18 @@ fn read_number(s: &str, i: usize, reading: &Reading) -> Option<Number> {
     if reading.magnitudes {
         // Magnitudes glued to the number (`$10k`, `$1.5M`, `$2bn`) or spelled out (`$2 million`).
         let glued = ascii_word_at(s, j);
-        let mult: Option<(i128, usize)> = match glued {
-            "k" | "K" => Some((1_000, 1)),
-            "m" | "M" | "mm" | "MM" => Some((1_000_000, glued.len())),
-            "bn" | "B" => Some((1_000_000_000, glued.len())),
-            _ => None,
-        }
-        .filter(|_| !is_alnum_at(s, j + glued.len()));
+        const MAGNITUDE: WordSet = word_set!(pairs MAGNITUDES);
+        let mult: Option<(i128, usize)> = MAGNITUDE
+            .value(MAGNITUDES, glued)
+            .map(|m| (i128::from(m), glued.len()))
+            .filter(|_| !is_alnum_at(s, j + glued.len()));
         let spelled = if mult.is_none() && b.get(j) == Some(&b' ') {
             let w = ascii_word_at(s, j + 1);
-            [("thousand", 1_000), ("million", 1_000_000), ("billion", 1_000_000_000)]
-                .into_iter()
+            THOUSANDS
+                .iter()
+                .chain(LARGE_SCALES)
                 .find(|(name, _)| w.eq_ignore_ascii_case(name))
-                .map(|(name, m)| (m, name.len() + 1))
+                .map(|&(name, m)| (i128::from(m), name.len() + 1))
         } else {
             None
         };
@@ -638,22 +531,27 @@ pub(crate) fn find(s: &str, reading: &Reading) -> Vec<Money> {
                 }
             }
             // `more_currencies`: "Rs 4,999", "Rs. 4,999" (rupees).
-            if reading.more_currencies && prefix.is_none() && w == "Rs" {
-                let dot = usize::from(b.get(i + 2) == Some(&b'.'));
-                let n = skip_space(s, i + 2 + dot);
-                if n > i + 2 && n < b.len() && number_starts(s, n) {
-                    prefix = Some((i, n, Currency::Other("INR")));
+            if reading.more_currencies
+                && prefix.is_none()
+                && let Some(code) = RUPEE.value(RUPEES, w)
+            {
+                let dot = usize::from(b.get(i + w.len()) == Some(&b'.'));
+                let n = skip_space(s, i + w.len() + dot);
+                if n > i + w.len() && n < b.len() && number_starts(s, n) {
+                    prefix = Some((i, n, of_code(code)));
                 }
             }
             // `amount_words`: an amount in words before a currency word ("forty-nine dollars").
             if prefix.is_none()
                 && reading.amount_words
                 && (number_word(w).is_some()
-                    || w.eq_ignore_ascii_case("a")
-                        && (s[i + 1..].starts_with(" hundred")
-                            || s[i + 1..].starts_with(" thousand")
-                            || reading.scale_words
-                                && (s[i + 1..].starts_with(" million") || s[i + 1..].starts_with(" billion"))))
+                    || OPENING_FILLER.contains(w) && {
+                        // A scale word one space after: "a hundred", "a thousand" ("a million" with `scale_words`).
+                        let after = s[i + w.len()..].strip_prefix(' ').unwrap_or_default();
+                        let large = LARGE_SCALES.iter().filter(|_| reading.scale_words);
+                        let mut before_scale = HUNDREDS.iter().chain(THOUSANDS).chain(large);
+                        s[i + w.len()..].starts_with(' ') && before_scale.any(|(n, _)| after.starts_with(n))
+                    })
                 && let Some((end, value)) = number_words(s, i, reading)
             {
                 let n = skip_space(s, end);
@@ -730,13 +628,16 @@ fn suffix_currency(s: &str, end: usize, reading: &Reading) -> Option<(usize, Cur
     let n = skip_space(s, end);
     let rest = &s[n..];
     if reading.dollar_named_after {
-        if rest.starts_with("US$") {
-            return Some((n + 3, Currency::Usd, false));
+        if let Some(sign) = USD_SIGN_AFTER.iter().find(|sign| rest.starts_with(**sign)) {
+            return Some((n + sign.len(), Currency::Usd, false));
         }
-        if n == end && (rest.starts_with("-dollar") && !is_alnum_at(s, n + 7)) {
-            return Some((n + 7, Currency::Usd, false));
+        for glued in USD_GLUED_AFTER {
+            let hyphened = rest.strip_prefix('-').is_some_and(|r| r.starts_with(glued));
+            if n == end && hyphened && !is_alnum_at(s, n + 1 + glued.len()) {
+                return Some((n + 1 + glued.len(), Currency::Usd, false));
+            }
         }
-        for word in ["dólares", "Dólares", "dólar", "Dólar"] {
+        for word in USD_WORDS_AFTER {
             if rest.starts_with(word) && !is_alnum_at(s, n + word.len()) {
                 return Some((n + word.len(), Currency::Usd, false));
             }
@@ -751,7 +652,7 @@ fn suffix_currency(s: &str, end: usize, reading: &Reading) -> Option<(usize, Cur
             return Some((n + w.len(), cur, false));
         }
         let (sign, code) = SIGNS_AFTER.iter().find(|(sign, _)| rest.starts_with(sign))?;
-        return (!is_alnum_at(s, n + sign.len())).then_some((n + sign.len(), Currency::Other(code), false));
+        return (!is_alnum_at(s, n + sign.len())).then_some((n + sign.len(), of_code(code), false));
     };
     let dollar = cur == Currency::Usd && !cents && (rest.starts_with('$') || rest.starts_with(['d', 'D']));
     if reading.dollar_named_after && dollar {
@@ -785,11 +686,13 @@ fn suffix_currency_plain(s: &str, end: usize) -> Option<(usize, Currency, bool)>
                 return Some((n + w.len(), cur, cents));
             }
             // "US dollars"
-            if w == "US" {
-                let m = skip_space(s, n + 2);
-                let w2 = ascii_word_at(s, m);
-                if w2.eq_ignore_ascii_case("dollar") || w2.eq_ignore_ascii_case("dollars") {
-                    return Some((m + w2.len(), Currency::Usd, false));
+            for &(first, noun) in US_DOLLARS_CUT {
+                if w == first {
+                    let m = skip_space(s, n + w.len());
+                    let w2 = ascii_word_at(s, m);
+                    if w2.eq_ignore_ascii_case(noun) {
+                        return Some((m + w2.len(), Currency::Usd, false));
+                    }
                 }
             }
         }
@@ -809,8 +712,10 @@ fn range_tail(s: &str, end: usize, first: Money, reading: &Reading, out: &mut Ve
         3
     } else if rest.starts_with('-') {
         1
-    } else if rest.starts_with("to ") {
-        2
+    } else if let Some(word) =
+        AMOUNT_RANGE_WORDS.iter().find(|w| rest.strip_prefix(**w).is_some_and(|r| r.starts_with(' ')))
+    {
+        word.len()
     } else {
         return end;
     };
@@ -836,10 +741,7 @@ fn range_tail(s: &str, end: usize, first: Money, reading: &Reading, out: &mut Ve
         }
     }
     let after = skip_space(s, num.end);
-    if b.get(num.end) == Some(&b'%')
-        || b.get(after) == Some(&b'%')
-        || ascii_word_at(s, after).eq_ignore_ascii_case("percent")
-    {
+    if b.get(num.end) == Some(&b'%') || b.get(after) == Some(&b'%') || PERCENT_SET.contains(ascii_word_at(s, after)) {
         return end;
     }
     if s[after..].chars().next().is_some_and(char::is_alphabetic) {

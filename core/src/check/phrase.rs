@@ -7,8 +7,13 @@ use std::collections::hash_map::Entry;
 use super::role;
 use super::text::Text;
 use super::words::{
-    ADVERBS, AUX_AFTER, AUX_BEFORE, CONDITIONALS, CONDITIONALS_MORE, CUES, DETERMINERS, MODALS, NEGATIVE_AUXILIARIES,
-    PREPOSITIONS, QUESTION_OPENERS, TEMPORAL,
+    ADVERB_ENDING, ADVERBS, ADVERBS_BEFORE_NOT, AUX_AFTER, AUX_BEFORE, AUXILIARIES_STEPPED, CONDITIONALS,
+    CONDITIONALS_MORE, CONDITIONS_TWO_WORDS_CUT, CUES, DETERMINERS, DOUBLING_ENDINGS, E_STEM, E_STEM_ENDINGS, ENDINGS,
+    HEDGES, HYPHENATED_NO, HYPHENATED_NO_NEGATES, MODALS, NEGATIVE_AUXILIARIES, NEGATIVE_ENDING, NO_LONGER_CUT, NOT,
+    NOT_NEVER, NOT_TO, ONCE_AGAIN_CUT, PLURAL_ENDING, POSSESSIVE, PREPOSITIONS, PRESENT_AUXILIARIES,
+    PRESENT_CONTRACTIONS, PROGRESSIVE_AUXILIARY, PSEUDO_NEGATIONS, QUESTION_OPENERS, REASSURANCES, RULE_AUXILIARIES,
+    TEMPORAL, TIMES_TO_COME_TWO_WORDS_CUT, UNDOUBLED_FINALS, WILL_CONTRACTIONS, WOULD_CONTRACTIONS, WordSet, Y_STEM,
+    Y_STEM_ENDINGS, any_phrase_at, pair_ends, phrase_starts, word_set,
 };
 use crate::policy::Reading;
 
@@ -35,16 +40,16 @@ pub(crate) fn word_matches(t: &str, w: &str, mode: Mode) -> bool {
     if let Some(rest) = t.strip_prefix(w) {
         match mode {
             Mode::Prefix => return true,
-            Mode::Exact => return rest == "'s",
+            Mode::Exact => return POSSESSIVE.contains(&rest),
             Mode::Endings => {
-                if matches!(rest, "s" | "es" | "d" | "ed" | "ing" | "'s" | "s'") {
+                if ENDINGS.contains(&rest) {
                     return true;
                 }
                 // Doubled final consonant: ship → shipped, shipping.
                 let last = w.as_bytes().last().copied().unwrap_or(b'a');
-                if !b"aeiouwxy".contains(&last) && last.is_ascii_alphabetic() {
+                if doubles(last) {
                     let rb = rest.as_bytes();
-                    if rb.first() == Some(&last) && matches!(&rest[1..], "ed" | "ing") {
+                    if rb.first() == Some(&last) && DOUBLING_ENDINGS.contains(&&rest[1..]) {
                         return true;
                     }
                 }
@@ -54,19 +59,33 @@ pub(crate) fn word_matches(t: &str, w: &str, mode: Mode) -> bool {
     }
     if mode == Mode::Endings {
         // refuse → refusing; apply → applies, applied.
-        if let Some(stem) = w.strip_suffix('e')
-            && t.strip_prefix(stem) == Some("ing")
-            && !stem.ends_with('e')
+        if let Some(stem) = e_stem(w)
+            && t.strip_prefix(stem).is_some_and(|rest| E_STEM_ENDINGS.contains(&rest))
         {
             return true;
         }
-        if let Some(stem) = w.strip_suffix('y')
-            && matches!(t.strip_prefix(stem), Some("ies" | "ied"))
+        if let Some(stem) = y_stem(w)
+            && t.strip_prefix(stem).is_some_and(|rest| Y_STEM_ENDINGS.contains(&rest))
         {
             return true;
         }
     }
     false
+}
+
+/// Whether a word's final letter is doubled before an ending (ship → shipped).
+fn doubles(last: u8) -> bool {
+    last.is_ascii_alphabetic() && !UNDOUBLED_FINALS.iter().any(|f| f.as_bytes() == [last])
+}
+
+/// The stem of a word whose final letter an ending drops (refuse → refus-ing), unless that letter is doubled (free).
+fn e_stem(w: &str) -> Option<&str> {
+    E_STEM.iter().find_map(|e| w.strip_suffix(e).filter(|stem| !stem.ends_with(e)))
+}
+
+/// The stem of a word whose final letter an ending replaces (apply → appl-ies).
+fn y_stem(w: &str) -> Option<&str> {
+    Y_STEM.iter().find_map(|y| w.strip_suffix(y))
 }
 
 /// Every reply word that [`word_matches`] accepts for phrase word `w` under `mode` (`Prefix` has no finite list and
@@ -81,27 +100,31 @@ fn forms(w: &str, mode: Mode, f: &mut impl FnMut(String)) {
         s
     };
     f(w.to_owned());
-    f(join(&[w, "'s"]));
+    for possessive in POSSESSIVE {
+        f(join(&[w, possessive]));
+    }
     if mode != Mode::Endings {
         return;
     }
-    for suf in ["s", "es", "d", "ed", "ing", "s'"] {
+    for suf in ENDINGS.iter().filter(|e| !POSSESSIVE.contains(e)) {
         f(join(&[w, suf]));
     }
     let last = w.as_bytes().last().copied().unwrap_or(b'a');
-    if !b"aeiouwxy".contains(&last) && last.is_ascii_alphabetic() {
+    if doubles(last) {
         let last = &w[w.len() - 1..];
-        f(join(&[w, last, "ed"]));
-        f(join(&[w, last, "ing"]));
+        for suf in DOUBLING_ENDINGS {
+            f(join(&[w, last, suf]));
+        }
     }
-    if let Some(stem) = w.strip_suffix('e')
-        && !stem.ends_with('e')
-    {
-        f(join(&[stem, "ing"]));
+    if let Some(stem) = e_stem(w) {
+        for suf in E_STEM_ENDINGS {
+            f(join(&[stem, suf]));
+        }
     }
-    if let Some(stem) = w.strip_suffix('y') {
-        f(join(&[stem, "ies"]));
-        f(join(&[stem, "ied"]));
+    if let Some(stem) = y_stem(w) {
+        for suf in Y_STEM_ENDINGS {
+            f(join(&[stem, suf]));
+        }
     }
 }
 
@@ -287,19 +310,18 @@ pub(crate) fn find_phrase<'t>(
 /// `hedges`: hedges that leave what follows them in their clause unclaimed, however far ("I don't think we'll be
 /// able to guarantee that", "I'm not sure your order has been shipped", "there's no record that it was cancelled").
 fn hedge(text: &Text<'_>, k: usize) -> bool {
-    let next = |n: usize| text.toks.get(k + n).map(|t| text.word(t)).unwrap_or("");
-    match text.word_at(k) {
-        "not" => next(1) == "sure" || (next(1) == "able" && next(2) == "to" && matches!(next(3), "confirm" | "see")),
-        "don't" | "dont" | "didn't" | "doesn't" => matches!(next(1), "think" | "believe" | "see"),
-        "no" => matches!(next(1), "record" | "sign" | "evidence" | "indication"),
-        "can't" | "cant" | "cannot" | "couldn't" => matches!(next(1), "see" | "confirm" | "find" | "verify"),
-        "unable" => next(1) == "to" && matches!(next(2), "confirm" | "see" | "find" | "verify"),
-        _ => false,
-    }
+    const FIRST: (WordSet, WordSet) = phrase_starts!(HEDGES);
+    any_phrase_at(text, k, HEDGES, &FIRST)
+}
+
+/// A word ending in a contracted negative (`n't`).
+fn negative_ending(w: &str) -> bool {
+    NEGATIVE_ENDING.iter().any(|e| w.ends_with(e))
 }
 
 fn is_cue(w: &str) -> bool {
-    CUES.contains(&w) || w.ends_with("n't")
+    const SET: WordSet = word_set!(CUES);
+    SET.contains(w) || negative_ending(w)
 }
 
 /// "not only", "no doubt", "without a doubt", "nothing but": cue words that do not negate. With `reassurances` also
@@ -307,33 +329,18 @@ fn is_cue(w: &str) -> bool {
 /// `no` hyphenated into a modifier, with `hyphenated_no` ("a no-quibble guarantee", "your no-show fee"; "no-one" still
 /// negates).
 fn pseudo_negation(text: &Text<'_>, k: usize, reading: &Reading) -> bool {
-    let next = |n: usize| text.toks.get(k + n).map(|t| text.word(t)).unwrap_or("");
-    let reassurance = reading.reassurances
-        && match text.word_at(k) {
-            "no" => {
-                matches!(next(1), "worries" | "worry" | "problem" | "problems" | "rush" | "stress")
-                    || (next(1) == "need" && next(2) == "to" && next(3) == "worry")
-            }
-            "don't" | "dont" => next(1) == "worry",
-            "not" => (next(1) == "a" && next(2) == "problem") || (next(1) == "to" && next(2) == "worry"),
-            "never" => next(1) == "mind",
-            _ => false,
-        };
+    const REASSURING: (WordSet, WordSet) = phrase_starts!(REASSURANCES);
+    const PSEUDO: (WordSet, WordSet) = phrase_starts!(PSEUDO_NEGATIONS);
+    let reassurance = reading.reassurances && any_phrase_at(text, k, REASSURANCES, &REASSURING);
     let hyphenated = reading.hyphenated_no
-        && text.word_at(k) == "no"
+        && HYPHENATED_NO.contains(&text.word_at(k))
         && k + 1 < text.toks.len()
         && text.gap(k, k + 1) == "-"
-        && !matches!(next(1), "one");
+        && !HYPHENATED_NO_NEGATES.contains(&text.word_at(k + 1));
     if reassurance || hyphenated {
         return true;
     }
-    match text.word_at(k) {
-        "not" => matches!(next(1), "only" | "just" | "merely" | "simply") || (next(1) == "to" && next(2) == "mention"),
-        "no" => matches!(next(1), "doubt" | "wonder" | "matter"),
-        "without" => matches!(next(1), "doubt" | "question" | "fail") || (next(1) == "a" && next(2) == "doubt"),
-        "nothing" => next(1) == "but",
-        _ => false,
-    }
+    any_phrase_at(text, k, PSEUDO_NEGATIONS, &PSEUDO)
 }
 
 pub(crate) fn negating_cue(text: &Text<'_>, k: usize, reading: &Reading) -> bool {
@@ -407,7 +414,7 @@ pub(crate) fn scope_before(
 
 /// Contracted negative auxiliaries: after a phrase they negate it ("refunds aren't available").
 fn negative_auxiliary(w: &str) -> bool {
-    w.ends_with("n't") || NEGATIVE_AUXILIARIES.contains(&w)
+    negative_ending(w) || NEGATIVE_AUXILIARIES.contains(&w)
 }
 
 /// `cue_after_by_role`: a cue just after a phrase negates it only when it negates the phrase itself: an auxiliary with
@@ -437,22 +444,25 @@ fn negated_after(text: &Text<'_>, last: usize, reading: &Reading) -> bool {
     if negative_auxiliary(w) && spaced(k) {
         return true;
     }
-    if w == "not" && text.gap(last, k).chars().all(|c| c.is_whitespace() || c == ':') {
-        return !pseudo_negation(text, k, reading) && word(k + 1) != Some("to");
+    let not_to = |k: usize| word(k).is_some_and(|w| NOT_TO.contains(&w));
+    if NOT.contains(&w) && text.gap(last, k).chars().all(|c| c.is_whitespace() || c == ':') {
+        return !pseudo_negation(text, k, reading) && !not_to(k + 1);
     }
     // `cue_after_modifier`: an adverb between the auxiliary and `not` ("is unfortunately not available").
     let adverb = reading.cue_after_modifier
         && AUX_AFTER.contains(&w)
-        && word(k + 1).is_some_and(|a| a.len() > 4 && a.ends_with("ly") || a == "still")
-        && matches!(word(k + 2), Some("not" | "never"));
+        && word(k + 1).is_some_and(|a| ly_adverb(a) || ADVERBS_BEFORE_NOT.contains(&a))
+        && word(k + 2).is_some_and(|n| NOT_NEVER.contains(&n));
     if adverb {
-        return !pseudo_negation(text, k + 2, reading) && word(k + 3) != Some("to");
+        return !pseudo_negation(text, k + 2, reading) && !not_to(k + 3);
     }
     if AUX_AFTER.contains(&w) && spaced(k) && word(k + 1).is_some() && spaced(k + 1) {
-        return match word(k + 1) {
-            Some("not" | "never") => !pseudo_negation(text, k + 1, reading),
-            Some("no") => word(k + 2) == Some("longer"),
-            _ => false,
+        // `no longer`: the phrase's words in the clause.
+        let no_longer = || NO_LONGER_CUT.iter().any(|&(a, b)| word(k + 1) == Some(a) && word(k + 2) == Some(b));
+        return if word(k + 1).is_some_and(|n| NOT_NEVER.contains(&n)) {
+            !pseudo_negation(text, k + 1, reading)
+        } else {
+            no_longer()
         };
     }
     false
@@ -492,7 +502,12 @@ pub(crate) fn negated(text: &Text<'_>, first: usize, last: usize, reading: &Read
 
 /// `tag_question`: the first words of a sentence that make it a question (so a tag after a statement does not).
 fn question_opener(w: &str) -> bool {
-    w.ends_with("n't") || QUESTION_OPENERS.contains(&w)
+    negative_ending(w) || QUESTION_OPENERS.contains(&w)
+}
+
+/// An adverb by its ending: a word longer than four letters in `-ly` ("unfortunately").
+fn ly_adverb(w: &str) -> bool {
+    w.len() > 4 && ADVERB_ENDING.iter().any(|e| w.ends_with(e))
 }
 
 pub(crate) fn is_modal(w: &str) -> bool {
@@ -524,10 +539,12 @@ fn present_group(text: &Text<'_>, i: usize) -> bool {
         if text.toks[k].clause != clause {
             return false;
         }
-        match text.word_at(k) {
-            "is" | "are" | "am" | "has" | "have" | "gets" | "get" => return true,
-            "be" | "been" | "being" => continue,
-            w => return w.ends_with("'s") || w.ends_with("'re") || w.ends_with("'ve"),
+        let w = text.word_at(k);
+        if PRESENT_AUXILIARIES.contains(&w) {
+            return true;
+        }
+        if !AUXILIARIES_STEPPED.contains(&w) {
+            return PRESENT_CONTRACTIONS.iter().any(|c| w.ends_with(c));
         }
     }
     false
@@ -541,13 +558,13 @@ fn generic_statement(text: &Text<'_>, i: usize) -> bool {
     let Some(aux) = i.checked_sub(1).filter(|&k| text.toks[k].clause == clause) else {
         return false;
     };
-    if !matches!(text.word_at(aux), "are" | "get") {
+    if !RULE_AUXILIARIES.contains(&text.word_at(aux)) {
         return false;
     }
     let Some(noun) = aux.checked_sub(1).filter(|&k| text.toks[k].clause == clause) else {
         return false;
     };
-    let plural = text.word_at(noun).len() > 3 && text.word_at(noun).ends_with('s');
+    let plural = text.word_at(noun).len() > 3 && PLURAL_ENDING.iter().any(|s| text.word_at(noun).ends_with(s));
     let mut start = noun;
     while start > 0 && text.toks[start - 1].clause == clause {
         start -= 1;
@@ -567,14 +584,15 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, reading: &Reading) ->
     if text.is_question(tok.sentence) && !(reading.tag_question && tag_question(text, i)) {
         return false;
     }
-    let next_word = |k: usize| text.toks.get(k + 1).map(|t| text.word(t)).unwrap_or("");
+    let next_word = |k: usize| text.toks.get(k + 1).map_or("", |t| text.word(t));
     let conditional = |k: usize| {
         let w = text.word_at(k);
-        let once_again = reading.once_again && w == "once" && matches!(next_word(k), "again" | "more");
+        let once_again = reading.once_again && ONCE_AGAIN_CUT.iter().any(|&(a, b)| w == a && next_word(k) == b);
+        let before = k.checked_sub(1).map(|b| text.word_at(b));
         let to_come = reading.conditions_and_times_to_come
             && (CONDITIONALS_MORE.contains(&w)
-                || (w == "case" && k > 0 && text.word_at(k - 1) == "in")
-                || ((TEMPORAL.contains(&w) || (w == "as" && k > 1 && text.word_at(k - 1) == "soon"))
+                || pair_ends(CONDITIONS_TWO_WORDS_CUT, before, w)
+                || ((TEMPORAL.contains(&w) || (k > 1 && pair_ends(TIMES_TO_COME_TWO_WORDS_CUT, before, w)))
                     && present_group(text, i)));
         (CONDITIONALS.contains(&w) && !once_again) || to_come
     };
@@ -589,7 +607,9 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, reading: &Reading) ->
     {
         return false;
     }
-    if reading.progressives_and_rules && (i > 0 && text.word_at(i - 1) == "being" || generic_statement(text, i)) {
+    if reading.progressives_and_rules
+        && (i > 0 && PROGRESSIVE_AUXILIARY.contains(&text.word_at(i - 1)) || generic_statement(text, i))
+    {
         return false;
     }
     let mut k = i;
@@ -598,10 +618,7 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, reading: &Reading) ->
         let w = text.word_at(k - 1);
         if AUX_BEFORE.contains(&w) {
             skipped += 1;
-        } else if reading.adverbs_after_modal
-            && adverbs < 2
-            && (ADVERBS.contains(&w) || w.len() > 4 && w.ends_with("ly"))
-        {
+        } else if reading.adverbs_after_modal && adverbs < 2 && (ADVERBS.contains(&w) || ly_adverb(w)) {
             adverbs += 1;
         } else {
             break;
@@ -610,7 +627,8 @@ pub(crate) fn affirmative_claim(text: &Text<'_>, i: usize, reading: &Reading) ->
     }
     if k > 0 && text.toks[k - 1].clause == tok.clause {
         let w = text.word_at(k - 1);
-        if MODALS.contains(&w) || w.ends_with("'ll") || (skipped > 0 && w.ends_with("'d")) {
+        let ends = |list: &[&str]| list.iter().any(|c| w.ends_with(c));
+        if MODALS.contains(&w) || ends(WILL_CONTRACTIONS) || (skipped > 0 && ends(WOULD_CONTRACTIONS)) {
             return false;
         }
     }

@@ -5,7 +5,10 @@
 use super::phrase;
 use super::text::Text;
 use super::words::{
-    BOUNDS, CAPACITY_WORDS, CAUSATIVE, COMPARATIVES, DEGREE, EXCEPTIVE, INDIRECT, PAST_QUESTION_OPENERS,
+    BOUND_PHRASES_CUT, BOUNDS, CAPACITY_WORDS, CAUSATIVE, COMPARATIVES, DEGREE, EXCEPTIVE, EXCEPTIVE_RIGHT_AFTER,
+    FULL_AFTER, FULL_OUT, INDIRECT, LET, LET_OBJECTS, LET_US, NEGATIVE_QUANTIFIERS, NO_QUANTIFIER, NOT_QUANTIFIER,
+    NOT_QUANTIFIER_FOLLOWERS, PAST_QUESTION_OPENERS, POSSESSIVE_OBJECTS, THAN, UP_FRONT, WILL_CONTRACTIONS,
+    WOULD_CONTRACTIONS, pair_ends,
 };
 use crate::policy::Reading;
 
@@ -39,9 +42,9 @@ pub(crate) fn causative_offer(text: &Text<'_>, i: usize, reading: &Reading) -> b
         }
         let m = text.word_at(k - 1);
         let let_me = reading.let_me_offer
-            && (matches!(m, "let's" | "lets")
-                || matches!(m, "me" | "us") && k >= 2 && in_clause(k - 2) && text.word_at(k - 2) == "let");
-        phrase::is_modal(m) || m.ends_with("'ll") || m.ends_with("'d") || let_me
+            && (LET_US.contains(&m)
+                || LET_OBJECTS.contains(&m) && k >= 2 && in_clause(k - 2) && LET.contains(&text.word_at(k - 2)));
+        phrase::is_modal(m) || WILL_CONTRACTIONS.iter().chain(WOULD_CONTRACTIONS).any(|c| m.ends_with(c)) || let_me
     })
 }
 
@@ -53,10 +56,10 @@ pub(crate) fn adjective_use(text: &Text<'_>, i: usize, reading: &Reading) -> boo
     let clause = text.toks[i].clause;
     let word = |k: usize| text.toks.get(k).filter(|t| t.clause == clause).map(|t| text.word(t));
     let before = i.checked_sub(1).and_then(word);
-    let capacity =
-        !reading.degree_means_full || CAPACITY_WORDS.contains(&text.word_at(i)) || word(i + 1) == Some("out");
-    let up_front = reading.degree_means_full && word(i + 2) == Some("front"); // "charged up front" is a claim
-    before.is_some_and(|w| DEGREE.contains(&w)) && capacity || matches!(word(i + 1), Some("up" | "solid")) && !up_front
+    let is = |k: usize, list: &[&str]| word(k).is_some_and(|w| list.contains(&w));
+    let capacity = !reading.degree_means_full || CAPACITY_WORDS.contains(&text.word_at(i)) || is(i + 1, FULL_OUT);
+    let up_front = reading.degree_means_full && is(i + 2, UP_FRONT); // "charged up front" is a claim
+    before.is_some_and(|w| DEGREE.contains(&w)) && capacity || is(i + 1, FULL_AFTER) && !up_front
 }
 
 /// Whether sentence `s` is a question about the past ("Did we promise you a refund?", "Were you offered 20% off?",
@@ -89,13 +92,10 @@ pub(crate) fn comparative(text: &Text<'_>, start: usize) -> bool {
         return false;
     }
     let prev2 = p.checked_sub(1).map(|k| text.word_at(k));
-    match text.word_at(p) {
-        w if BOUNDS.contains(&w) => true,
-        "than" => prev2.is_some_and(|w| COMPARATIVES.contains(&w)),
-        "most" | "least" => prev2 == Some("at"),
-        "to" => prev2 == Some("up"),
-        _ => false,
-    }
+    let w = text.word_at(p);
+    BOUNDS.contains(&w)
+        || THAN.contains(&w) && prev2.is_some_and(|w| COMPARATIVES.contains(&w))
+        || pair_ends(BOUND_PHRASES_CUT, prev2, w)
 }
 
 /// Whether the amount or claim starting at byte `start` is negated by a cue up to three words before it in its
@@ -117,13 +117,13 @@ pub(crate) fn negative_object(text: &Text<'_>, i: usize, reading: &Reading) -> b
     let mut q = i + 1;
     match word(q) {
         Some(w) if INDIRECT.contains(&w) => q += 1,
-        Some("your") if word(q + 1).is_some() => q += 2,
+        Some(w) if POSSESSIVE_OBJECTS.contains(&w) && word(q + 1).is_some() => q += 2,
         _ => {}
     }
     let quantifier = match word(q) {
-        Some("nothing" | "none" | "nobody" | "neither") => true,
-        Some("no") => word(q + 1).is_some(),
-        Some("not") => matches!(word(q + 1), Some("a" | "one" | "any" | "anything" | "even" | "single")),
+        Some(w) if NEGATIVE_QUANTIFIERS.contains(&w) => true,
+        Some(w) if NO_QUANTIFIER.contains(&w) => word(q + 1).is_some(),
+        Some(w) if NOT_QUANTIFIER.contains(&w) => word(q + 1).is_some_and(|n| NOT_QUANTIFIER_FOLLOWERS.contains(&n)),
         _ => false,
     };
     // A pseudo-negation ("nothing but", "no doubt", "not only") is no quantifier.
@@ -131,7 +131,9 @@ pub(crate) fn negative_object(text: &Text<'_>, i: usize, reading: &Reading) -> b
         return false;
     }
     // `but` right after, with only spaces between, names what was reached ("none but the fee").
-    if text.toks.get(q + 1).is_some_and(|t| text.word(t) == "but") && text.gap(q, q + 1).trim().is_empty() {
+    if text.toks.get(q + 1).is_some_and(|t| EXCEPTIVE_RIGHT_AFTER.contains(&text.word(t)))
+        && text.gap(q, q + 1).trim().is_empty()
+    {
         return false;
     }
     // An exceptive later in the clause, or opening the next one ("nothing, except the setup fee").

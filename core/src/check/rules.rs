@@ -8,7 +8,10 @@ use super::receipts::{self, Checked, Queue, ReceiptRun};
 use super::record::{CompiledFact, CompiledRecord, FactValue};
 use super::role;
 use super::text::Text;
-use super::words::CHANGES;
+use super::words::{
+    CHANGES, NO_LONGER_CUT, RESPECTIVELY, VALUE_FROM, VALUE_NEGATIVE_AUXILIARIES, VALUE_NOT, VALUE_REPLACED_CUT,
+    VALUE_SPAN_WORDS, pair_ends,
+};
 use super::{CompiledPolicy, Finding, Target};
 use crate::decimal::Dec;
 use crate::policy::{Reading, UnknownAmounts, Verify};
@@ -419,7 +422,7 @@ fn respectively(cx: &Ctx<'_, '_>, money: &[Money], consumed: &[bool]) -> Option<
     // forward find each sentence's run of them (linear time over the reply).
     let (mut from, mut to, mut lo) = (0usize, 0usize, 0usize);
     for (k, t) in text.toks.iter().enumerate() {
-        if t.sentence == done || text.word_at(k) != "respectively" {
+        if t.sentence == done || !RESPECTIVELY.contains(&text.word_at(k)) {
             continue;
         }
         done = t.sentence;
@@ -769,8 +772,8 @@ fn mark_span_ends(text: &Text<'_>, mut list: Vec<Stated>, on: bool) -> Vec<State
     }
     for i in 1..list.len() {
         let (p, s) = (&list[i - 1], &list[i]);
-        let connector =
-            matches!(text.src[p.end..s.start].trim(), "-" | "\u{2013}" | "to" | "until" | "till" | "through");
+        let between = text.src[p.end..s.start].trim();
+        let connector = matches!(between, "-" | "\u{2013}") || VALUE_SPAN_WORDS.contains(&between);
         let span_end = p.end <= s.start
             && text.toks[p.tok].clause == text.toks[s.tok].clause
             && connector
@@ -848,7 +851,8 @@ fn facts(cx: &mut Ctx<'_, '_>, facts: &[CompiledFact], money: &[Money], consumed
         if list.is_empty() {
             continue;
         }
-        debug_assert!(list.is_sorted_by_key(|s| s.tok), "values in reply order");
+        // The values are in reply order.
+        debug_assert!(list.is_sorted_by_key(|s| s.tok));
         // The values are in reply order, so a sentence's or a clause's are one run of `list`, found by binary search,
         // and so is the nearest one to a place: the work per place does not grow with the reply.
         let run = |lo: usize, hi: usize, key: &dyn Fn(&Stated) -> u32, k: u32| {
@@ -953,16 +957,19 @@ fn superseded(text: &Text<'_>, tok: usize, later: bool, reading: &Reading) -> bo
             return false;
         };
         let prev = k.checked_sub(1).and_then(word);
-        match word(k) {
-            Some("from") => later && changed(k),
-            Some("of") => prev == Some("instead"),
-            Some("than") => prev == Some("rather"),
-            Some("not") => near(back),
-            Some("longer") => near(back) && prev == Some("no"),
-            Some("isn't" | "isnt" | "aren't" | "arent" | "wasn't" | "wasnt" | "weren't" | "werent") => {
-                reading.rejected_value_words
-            }
-            _ => false,
+        let Some(w) = word(k) else {
+            return false;
+        };
+        // Two words, the value's word and the one before it.
+        let pair = |list: &[(&str, &str)]| pair_ends(list, prev, w);
+        if VALUE_FROM.contains(&w) {
+            later && changed(k)
+        } else if VALUE_NOT.contains(&w) || pair(NO_LONGER_CUT) {
+            near(back)
+        } else if VALUE_NEGATIVE_AUXILIARIES.contains(&w) {
+            reading.rejected_value_words
+        } else {
+            pair(VALUE_REPLACED_CUT)
         }
     })
 }

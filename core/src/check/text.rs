@@ -1,6 +1,7 @@
 //! Splits a reply into word tokens with case-folded forms, sentences and clauses.
 //! Owns: what a word is, what ends a sentence or clause, how case is folded (Unicode, Turkish İ/ı → i).
 
+use super::words::{ABBREVIATIONS, ANSWERS, CLAUSE_WORDS, CLAUSE_WORDS_IN_CLAUSE, RUPEES, WordSet, word_set};
 use crate::policy::Reading;
 
 /// A word: a run of letters and digits, with apostrophes kept inside (`I've`, `haven't`, `Pro's`).
@@ -40,64 +41,14 @@ const BLOCK: usize = 64;
 
 /// Words that open a new clause: they stop negation scope and item association.
 fn is_clause_word(w: &str) -> bool {
-    matches!(w, "but" | "however" | "and" | "so" | "yet" | "although" | "though" | "while" | "whereas" | "because")
+    const SET: WordSet = word_set!(CLAUSE_WORDS);
+    SET.contains(w)
 }
 
 /// Abbreviations whose period does not end a sentence.
 fn is_abbreviation(w: &str) -> bool {
-    w.len() <= 6
-        && matches!(
-            w,
-            "dr" | "mr"
-                | "mrs"
-                | "ms"
-                | "st"
-                | "no"
-                | "vs"
-                | "inc"
-                | "ltd"
-                | "jr"
-                | "sr"
-                | "approx"
-                | "etc"
-                | "e.g"
-                | "i.e"
-                | "a.m"
-                | "p.m"
-                | "mt"
-                | "ft"
-                | "co"
-                | "corp"
-                | "dept"
-                | "est"
-                | "prof"
-                | "sgt"
-                | "apt"
-                | "ave"
-                | "blvd"
-                | "jan"
-                | "feb"
-                | "mar"
-                | "apr"
-                | "jun"
-                | "jul"
-                | "aug"
-                | "sep"
-                | "sept"
-                | "oct"
-                | "nov"
-                | "dec"
-                | "mon"
-                | "tue"
-                | "tues"
-                | "wed"
-                | "thu"
-                | "thur"
-                | "thurs"
-                | "fri"
-                | "sat"
-                | "sun"
-        )
+    const SET: WordSet = word_set!(ABBREVIATIONS);
+    SET.contains(w)
 }
 
 fn is_word_char(c: char) -> bool {
@@ -208,6 +159,9 @@ impl<'a> Text<'a> {
     /// decimal comma ("49,90 €"); with `glued_sentence_end`, a period right before a capitalised word ends the
     /// sentence ("$49.Team").
     pub(crate) fn read(src: &'a str, reading: &Reading) -> Text<'a> {
+        const IN_CLAUSE: WordSet = word_set!(CLAUSE_WORDS_IN_CLAUSE);
+        const ANSWER: WordSet = word_set!(ANSWERS);
+        const RUPEE: WordSet = word_set!(pairs RUPEES, fold);
         // An ASCII reply is folded whole, in one pass: each word's folded form is then at its own offsets.
         let ascii = src.is_ascii();
         let mut t = Text {
@@ -284,7 +238,7 @@ impl<'a> Text<'a> {
                 let word = &t.folded[fold_start as usize..fold_end as usize];
                 // `yet_in_clause`: `yet` opens no clause of its own ("I haven't yet refunded it"); after a comma the
                 // comma has opened one already ("…, yet we shipped it").
-                if is_clause_word(word) && !t.toks.is_empty() && !(reading.yet_in_clause && word == "yet") {
+                if is_clause_word(word) && !t.toks.is_empty() && !(reading.yet_in_clause && IN_CLAUSE.contains(word)) {
                     clause += 1;
                     t.clause_opens.push(b'w');
                 }
@@ -311,10 +265,11 @@ impl<'a> Text<'a> {
                                 let w = t.word(last);
                                 // `no_answer_ends_sentence`: "No." abbreviates only before a number ("No. 5");
                                 // "No. Your order…" is an answer and its sentence ends.
-                                let answer =
-                                    reading.no_answer_ends_sentence && w == "no" && !number_after(bytes, at + 1);
+                                let answer = reading.no_answer_ends_sentence
+                                    && ANSWER.contains(w)
+                                    && !number_after(bytes, at + 1);
                                 (is_abbreviation(w) && !answer)
-                                    || (reading.more_currencies && w == "rs")
+                                    || (reading.more_currencies && RUPEE.contains(w))
                                     || (w.chars().count() == 1 && w.chars().all(char::is_alphabetic))
                             }
                         });
